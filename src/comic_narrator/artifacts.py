@@ -1,0 +1,206 @@
+"""The typed, JSON-serialisable artifacts that cross stage boundaries.
+
+Every artifact is a frozen pydantic model with a ``schema_version``; the version is part of every cache key, so
+changing a model's shape invalidates what older code stored. What ``read --json`` prints is exactly
+:class:`BookReading`, and ``--script`` accepts exactly the :class:`Script` the tool wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BBox = tuple[int, int, int, int]
+"""[x, y, w, h] in page pixels, origin top-left."""
+
+ReadingDirection = Literal["ltr", "rtl", "ttb"]
+Layout = Literal["auto", "manga", "western", "webtoon"]
+Lang = Literal["auto", "en", "ja"]
+TextKind = Literal["speech", "shout", "caption", "sound"]
+PageKind = Literal["story", "cover", "non-story", "blank"]
+
+
+class Artifact(BaseModel):
+    """Base: frozen, no unknown keys (an edited file with a typo fails loudly instead of being ignored)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --------------------------------------------------------------------------------------------- ingest
+
+
+class PageImage(Artifact):
+    """One page (or one segment of a tall webtoon page) as stored in the work folder."""
+
+    index: int = Field(description="0-based position in the book after --pages selection and slicing")
+    source: str = Field(description="where it came from: file path, archive entry, or 'file.pdf#page=3'")
+    source_page_number: int = Field(description="1-based page number in the input before selection")
+    segment: int = Field(default=0, description="0 for a whole page; 1.. for webtoon slices of one page")
+    image_file: str = Field(description="PNG file name relative to the work folder")
+    width_px: int
+    height_px: int
+    sha256: str = Field(description="hash of the decoded pixels, the cache key of everything read from it")
+
+
+class Book(Artifact):
+    """The ingested input: its pages in reading order plus what the container said about them."""
+
+    schema_version: int = 1
+    source: str
+    pages: list[PageImage]
+    manga_hint: bool | None = Field(default=None, description="ComicInfo.xml Manga=YesAndRightToLeft")
+    language_hint: str | None = Field(default=None, description="ComicInfo.xml LanguageISO")
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+class Panel(Artifact):
+    """A panel in reading order."""
+
+    bbox: BBox
+
+
+class TextRegion(Artifact):
+    """One lettered element: a bubble, a caption box, or a sound effect."""
+
+    bbox: BBox
+    kind: TextKind
+    text: str
+    speaker: str | None = Field(default=None, description="character id, e.g. 'char1'; None for captions")
+    panel: int = Field(description="index into the page's panels (reading order); -1 when outside any panel")
+    lang: Literal["en", "ja"] = "en"
+    vertical: bool = False
+    confidence: float = 1.0
+
+
+class PageReading(Artifact):
+    """What was read off one page: panels and texts, both in reading order."""
+
+    schema_version: int = 1
+    page: int = Field(description="index of the PageImage")
+    width: int
+    height: int
+    reading_direction: ReadingDirection
+    page_kind: PageKind = "story"
+    panels: list[Panel]
+    texts: list[TextRegion]
+    vision: str = Field(default="local", description="which reader produced it: local | llm:<model>")
+
+
+class BookReading(Artifact):
+    """Exactly what ``comic-narrator read --json`` prints and ``--reading FILE`` accepts."""
+
+    schema_version: int = 1
+    source: str
+    lang: Literal["en", "ja"]
+    pages: list[PageReading]
+
+
+# --------------------------------------------------------------------------------------------- cast & script
+
+
+class CastMember(Artifact):
+    """A character (or the narrator) and the voice that speaks for it for the whole book."""
+
+    character: str = Field(description="'narrator' or a character id from the readings")
+    voice: str = Field(description="voice id from `comic-narrator voices`")
+    gender: Literal["male", "female", "unknown"] = "unknown"
+    age: Literal["child", "young", "adult", "old", "unknown"] = "unknown"
+    speed: float = Field(default=1.0, description="1.0 = the voice's natural rate")
+    pitch_semitones: float = 0.0
+    lines: int = Field(default=0, description="how many script lines this character speaks")
+
+
+class Cast(Artifact):
+    schema_version: int = 1
+    members: list[CastMember]
+
+    def voice_for(self, character: str) -> CastMember:
+        for member in self.members:
+            if member.character == character:
+                return member
+        for member in self.members:
+            if member.character == "narrator":
+                return member
+        raise KeyError(character)
+
+
+Emotion = Literal["neutral", "excited", "angry", "sad", "scared", "whisper", "calm"]
+
+
+class ScriptLine(Artifact):
+    """One utterance in book order. Editing ``text``, ``speaker`` or ``emotion`` re-voices only this line."""
+
+    id: str = Field(description="stable id, e.g. 'p001-t03'")
+    page: int
+    panel: int = Field(description="-1 for a line over the whole page (establishing shot)")
+    speaker: str = Field(description="'narrator' or a character id present in the cast")
+    kind: TextKind
+    text: str
+    emotion: Emotion = "neutral"
+    pause_after_s: float = 0.35
+
+
+class Script(Artifact):
+    """The whole book's spoken lines in order. Written to ``script.json``; ``--script FILE`` reads it back."""
+
+    schema_version: int = 1
+    lang: Literal["en", "ja"]
+    lines: list[ScriptLine]
+
+
+# --------------------------------------------------------------------------------------------- audio & timing
+
+
+class Clip(Artifact):
+    """One synthesised line."""
+
+    line_id: str
+    audio_file: str = Field(description="WAV file relative to the work folder")
+    duration_s: float
+    sample_rate_hz: int
+    voice: str
+    cache_key: str
+
+
+class ShotTiming(Artifact):
+    """One shot on the timeline: the establishing shot of a page (panel -1) or one panel."""
+
+    page: int
+    panel: int
+    start_s: float
+    duration_s: float
+    frames: int
+    line_ids: list[str]
+    line_starts_s: list[float]
+
+
+class Timing(Artifact):
+    """The whole timeline. Shot durations are whole frames; the audio track is padded to match exactly."""
+
+    schema_version: int = 1
+    fps: int
+    sample_rate_hz: int
+    shots: list[ShotTiming]
+    duration_s: float
+
+
+class Shot(Artifact):
+    """A camera move over one page: from one view rectangle to another (page pixels, x, y, w, h as floats)."""
+
+    page: int
+    panel: int
+    start_frame: int
+    frames: int
+    rect_from: tuple[float, float, float, float]
+    rect_to: tuple[float, float, float, float]
+
+
+class CameraPlan(Artifact):
+    schema_version: int = 1
+    width_px: int
+    height_px: int
+    fps: int
+    shots: list[Shot]

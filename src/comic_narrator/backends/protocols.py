@@ -1,0 +1,84 @@
+"""The small Protocols every engine implements: OCR and TTS. Engines are built at the edge and passed in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+FloatAudio = npt.NDArray[np.float32]
+"""Mono float32 samples in [-1, 1]."""
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    """One recognised line: its quadrilateral (4 x (x, y) page pixels), text and recognition score."""
+
+    quad: tuple[tuple[float, float], ...]
+    text: str
+    score: float
+
+    @property
+    def bbox(self) -> tuple[int, int, int, int]:
+        xs = [p[0] for p in self.quad]
+        ys = [p[1] for p in self.quad]
+        x0, y0 = int(min(xs)), int(min(ys))
+        return (x0, y0, int(max(xs)) - x0, int(max(ys)) - y0)
+
+
+class OcrEngine(Protocol):
+    """Reads text lines off an RGB image."""
+
+    name: str
+
+    def recognize(self, image_rgb: npt.NDArray[np.uint8], lang: Literal["en", "ja"]) -> list[OcrLine]: ...
+
+
+@dataclass(frozen=True)
+class VoiceInfo:
+    """One voice a TTS engine offers."""
+
+    id: str
+    language: Literal["en", "ja"]
+    gender: Literal["male", "female", "unknown"]
+    age: Literal["child", "young", "adult", "old", "unknown"]
+    engine: str
+    description: str = ""
+    narrator: bool = False
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How a line is spoken: mapped from tone/emotion and the cast's pins."""
+
+    speed: float = 1.0
+    pitch_semitones: float = 0.0
+    gain_db: float = 0.0
+    temperature: float = 0.7
+    top_p: float = 0.8
+
+    def cache_token(self) -> str:
+        return f"s{self.speed:.3f}p{self.pitch_semitones:.2f}g{self.gain_db:.1f}t{self.temperature:.2f}q{self.top_p:.2f}"
+
+
+@dataclass(frozen=True)
+class Speech:
+    samples: FloatAudio
+    sample_rate_hz: int
+
+    @property
+    def duration_s(self) -> float:
+        return len(self.samples) / float(self.sample_rate_hz)
+
+
+class TtsEngine(Protocol):
+    """Synthesises one line with one voice. ``version`` is part of every clip's cache key."""
+
+    name: str
+    version: str
+
+    def voices(self) -> list[VoiceInfo]: ...
+
+    def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech: ...

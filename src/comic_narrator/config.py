@@ -1,0 +1,103 @@
+"""Frozen configuration objects, one per concern; every field typed, defaulted and documented."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from comic_narrator.artifacts import Lang, Layout
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    pdf_dpi: int = 150
+    """Resolution at which PDF pages are rendered."""
+    pages: str | None = None
+    """Page selection such as '3-7' or '1,3,5-6' (1-based, inclusive); None = all pages."""
+    max_image_pixels: int = 64_000_000
+    """Largest decoded image accepted (admits a 1,000 x 40,000 px webtoon strip and 8K pages)."""
+    max_archive_bytes: int = 2 * 1024**3
+    """Cap on the total decompressed size of an archive (zip-bomb guard)."""
+    max_compression_ratio: float = 200.0
+    """An archive entry that inflates more than this many times its compressed size is refused."""
+    webtoon_aspect: float = 2.5
+    """Pages with height/width at or above this are sliced at gutters into segments."""
+    layout: Layout = "auto"
+    """Reading layout; 'webtoon' slices every page."""
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    vision: str = "local"
+    """'local' (OpenCV panels + rapidocr) or 'llm' (an OpenAI-compatible vision server)."""
+    layout: Layout = "auto"
+    """Reading direction source: auto (ComicInfo / language / shape), manga (rtl), western (ltr), webtoon (ttb)."""
+    lang: Lang = "auto"
+    """Book language; auto detects it from the OCR'd script (kana/kanji -> ja)."""
+    min_ocr_score: float = 0.5
+    """rapidocr lines below this recognition score are dropped."""
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    narrator_voice: str | None = None
+    """Voice id for the narrator; None picks the language's default narrator voice."""
+    cast_file: Path | None = None
+    """YAML file pinning characters to voices, speeds and pitches."""
+    speed: float = 1.0
+    """Global speaking-rate multiplier."""
+    jobs: int = 0
+    """Parallel synthesis workers; 0 = one per CPU core."""
+    read_captions: bool = True
+    """Captions are read by the narrator."""
+    read_sound_effects: bool = False
+    """Sound effects are spoken (by the narrator) rather than left silent."""
+
+
+@dataclass(frozen=True)
+class AudioConfig:
+    sample_rate_hz: int = 44_100
+    """Sample rate of the mixed track and the AAC stream."""
+    target_lufs: float = -16.0
+    """Integrated loudness of the final mix (EBU R128, the usual target for spoken content)."""
+    page_hold_s: float = 1.5
+    """Length of each page's establishing shot when nothing is said over it."""
+    empty_panel_hold_s: float = 1.2
+    """How long a panel without text stays on screen."""
+    panel_lead_in_s: float = 0.25
+    """Silence at the start of each panel shot before its first line."""
+    panel_tail_s: float = 0.35
+    """Silence at the end of each panel shot after its last line."""
+
+
+@dataclass(frozen=True)
+class RenderConfig:
+    width_px: int = 1920
+    height_px: int = 1080
+    fps: int = 30
+    crf: int = 20
+    """libx264 constant rate factor (lower = better, bigger)."""
+    preset: str = "veryfast"
+    """libx264 preset; 'veryfast' keeps 1080p encoding well above real time on two cores."""
+    zoom_amount: float = 0.06
+    """How far the Ken Burns move pushes in over one shot (fraction of the view)."""
+    background_rgb: tuple[int, int, int] = (12, 12, 14)
+    """Letterbox colour around page and panel views."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    input_path: Path
+    output_path: Path
+    work_dir: Path
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+    vision: VisionConfig = field(default_factory=VisionConfig)
+    voice: VoiceConfig = field(default_factory=VoiceConfig)
+    audio: AudioConfig = field(default_factory=AudioConfig)
+    render: RenderConfig = field(default_factory=RenderConfig)
+    vision_only: bool = False
+    """Stop after the reading stages (writes readings to the work folder)."""
+    reading_file: Path | None = None
+    """Start from an edited BookReading JSON instead of reading the pages."""
+    script_file: Path | None = None
+    """Start from an edited Script JSON instead of writing the script from the readings."""

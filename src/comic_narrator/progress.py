@@ -1,0 +1,73 @@
+"""Progress reporting for long work: stage name, items done/total, elapsed and ETA, on stderr."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import TextIO
+
+
+class StageProgress:
+    """Counts finished items of one stage and prints a line per step (throttled) with an ETA."""
+
+    def __init__(self, name: str, total: int, stream: TextIO | None, min_interval_s: float = 0.5) -> None:
+        self.name = name
+        self.total = max(total, 0)
+        self.done = 0
+        self._stream = stream
+        self._started_s = time.monotonic()
+        self._last_print_s = 0.0
+        self._min_interval_s = min_interval_s
+        self._lock = threading.Lock()
+
+    def advance(self, n: int = 1, detail: str = "") -> None:
+        with self._lock:
+            self.done += n
+            now = time.monotonic()
+            last = self.done >= self.total
+            if last or now - self._last_print_s >= self._min_interval_s:
+                self._last_print_s = now
+                self._emit(detail)
+
+    def eta_s(self) -> float | None:
+        if self.done <= 0 or self.total <= 0:
+            return None
+        elapsed = time.monotonic() - self._started_s
+        return elapsed / self.done * (self.total - self.done)
+
+    def _emit(self, detail: str) -> None:
+        if self._stream is None:
+            return
+        eta = self.eta_s()
+        eta_text = f" ETA {eta:4.0f}s" if eta is not None and self.done < self.total else ""
+        elapsed = time.monotonic() - self._started_s
+        suffix = f"  {detail}" if detail else ""
+        self._stream.write(
+            f"[{self.name}] {self.done}/{self.total} ({elapsed:.1f}s{eta_text}){suffix}\n"
+        )
+        self._stream.flush()
+
+    def finish(self, detail: str = "") -> None:
+        with self._lock:
+            if self.done < self.total:
+                self.done = self.total
+            self._emit(detail)
+
+
+class Progress:
+    """Hands out one StageProgress per stage; ``quiet`` silences everything."""
+
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
+        self._stream = None if quiet else (stream if stream is not None else sys.stderr)
+
+    def stage(self, name: str, total: int) -> StageProgress:
+        return StageProgress(name, total, self._stream)
+
+    def note(self, message: str) -> None:
+        if self._stream is not None:
+            self._stream.write(message + "\n")
+            self._stream.flush()
+
+
+SILENT = Progress(quiet=True)
