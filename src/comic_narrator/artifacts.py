@@ -165,6 +165,13 @@ class Clip(Artifact):
     cache_key: str
 
 
+class ClipList(Artifact):
+    """clips.json: the clips of the current script, in script order."""
+
+    schema_version: int = 1
+    clips: list[Clip]
+
+
 class ShotTiming(Artifact):
     """One shot on the timeline: the establishing shot of a page (panel -1) or one panel."""
 

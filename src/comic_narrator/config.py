@@ -10,8 +10,9 @@ from comic_narrator.artifacts import Lang, Layout
 
 @dataclass(frozen=True)
 class IngestConfig:
-    pdf_dpi: int = 150
-    """Resolution at which PDF pages are rendered."""
+    pdf_dpi: int | None = None
+    """Resolution at which PDF pages are rendered; None = auto (the page's long side comes out near 2000 px,
+    enough for OCR of small lettering, whatever size the PDF's pages declare)."""
     pages: str | None = None
     """Page selection such as '3-7' or '1,3,5-6' (1-based, inclusive); None = all pages."""
     max_image_pixels: int = 64_000_000
@@ -56,8 +57,9 @@ class VoiceConfig:
 
 @dataclass(frozen=True)
 class AudioConfig:
-    sample_rate_hz: int = 44_100
-    """Sample rate of the mixed track and the AAC stream."""
+    sample_rate_hz: int = 48_000
+    """Sample rate of the mixed track and the AAC stream; 48 kHz divides evenly by 24, 25, 30 and 60 fps, so
+    every shot is a whole number of samples as well as of frames."""
     target_lufs: float = -16.0
     """Integrated loudness of the final mix (EBU R128, the usual target for spoken content)."""
     page_hold_s: float = 1.5

@@ -43,9 +43,7 @@ class StageProgress:
         eta_text = f" ETA {eta:4.0f}s" if eta is not None and self.done < self.total else ""
         elapsed = time.monotonic() - self._started_s
         suffix = f"  {detail}" if detail else ""
-        self._stream.write(
-            f"[{self.name}] {self.done}/{self.total} ({elapsed:.1f}s{eta_text}){suffix}\n"
-        )
+        self._stream.write(f"[{self.name}] {self.done}/{self.total} ({elapsed:.1f}s{eta_text}){suffix}\n")
         self._stream.flush()
 
     def finish(self, detail: str = "") -> None:

@@ -1,0 +1,260 @@
+"""Command line: argv -> config objects -> pipeline calls; errors become one line plus the log path."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from comic_narrator import __version__
+from comic_narrator.config import IngestConfig, RenderConfig, RunConfig, VisionConfig, VoiceConfig
+from comic_narrator.errors import ComicNarratorError
+from comic_narrator.progress import Progress
+
+SUBCOMMANDS = ("narrate", "read", "inspect", "eval", "voices", "gpu")
+LOG_NAME = "comic-narrator.log"
+
+log = logging.getLogger("comic_narrator")
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", type=Path, help="PDF, CBZ/ZIP, image folder, or a single image")
+    parser.add_argument(
+        "--layout",
+        choices=["auto", "manga", "western", "webtoon"],
+        default="auto",
+        help="reading direction: auto (ComicInfo.xml, else language and page shape), "
+        "manga (right to left), western (left to right), webtoon (top to bottom, sliced)",
+    )
+    parser.add_argument("--lang", choices=["auto", "en", "ja"], default="auto", help="the book's language")
+    parser.add_argument("--pages", help="pages to use, 1-based and inclusive: '3-7', '1,4,9-'")
+    parser.add_argument("--dpi", type=int, default=None, help="PDF render resolution (default: long side ~2000 px)")
+    parser.add_argument(
+        "--max-pixels",
+        type=int,
+        default=IngestConfig.max_image_pixels,
+        help="refuse images larger than this many pixels",
+    )
+    parser.add_argument(
+        "--vision",
+        choices=["local"],
+        default="local",
+        help="page reader: local = OpenCV panels + bundled OCR (no GPU, no network)",
+    )
+    parser.add_argument("--work-dir", type=Path, help="where artifacts are kept (default: OUTPUT.work/)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+
+def _narrate_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="comic-narrator",
+        description="Turn a comic or manga into a narrated, voice-acted, camera-animated MP4. "
+        f"Other commands: {', '.join(SUBCOMMANDS[1:])} (comic-narrator COMMAND --help).",
+    )
+    _add_input_options(parser)
+    parser.add_argument("-o", "--output", type=Path, help="the MP4 to write (default: INPUT-NAME.mp4 here)")
+    parser.add_argument("--vision-only", action="store_true", help="stop after reading the pages")
+    parser.add_argument("--reading", type=Path, help="start from an edited reading JSON (read --json output)")
+    parser.add_argument("--script", type=Path, help="start from an edited script JSON (WORK/script.json)")
+    parser.add_argument("--cast", type=Path, help="YAML file pinning characters to voices, speeds, pitches")
+    parser.add_argument("--narrator-voice", help="voice id for the narrator (see `comic-narrator voices`)")
+    parser.add_argument("--speed", type=float, default=1.0, help="global speaking-rate multiplier")
+    parser.add_argument("--read-sfx", action="store_true", help="have the narrator speak sound effects too")
+    parser.add_argument("--no-captions", action="store_true", help="do not read caption boxes aloud")
+    parser.add_argument("--fps", type=int, default=RenderConfig.fps, choices=[24, 25, 30, 60])
+    parser.add_argument("--jobs", type=int, default=0, help="parallel synthesis workers (0 = one per core)")
+    parser.add_argument("--version", action="version", version=f"comic-narrator {__version__}")
+    return parser
+
+
+def _ingest_config(args: argparse.Namespace) -> IngestConfig:
+    return IngestConfig(pdf_dpi=args.dpi, pages=args.pages, max_image_pixels=args.max_pixels, layout=args.layout)
+
+
+def _vision_config(args: argparse.Namespace) -> VisionConfig:
+    return VisionConfig(vision=args.vision, layout=args.layout, lang=args.lang)
+
+
+def _default_work_dir(anchor: Path) -> Path:
+    return anchor.with_name(anchor.name + ".work")
+
+
+def run_config_from_args(args: argparse.Namespace) -> RunConfig:
+    output = args.output or Path(args.input.name).with_suffix(".mp4")
+    if output.suffix.lower() != ".mp4":
+        output = output.with_name(output.name + ".mp4")
+    return RunConfig(
+        input_path=args.input,
+        output_path=output,
+        work_dir=args.work_dir or _default_work_dir(output),
+        ingest=_ingest_config(args),
+        vision=_vision_config(args),
+        voice=VoiceConfig(
+            narrator_voice=args.narrator_voice,
+            cast_file=args.cast,
+            speed=args.speed,
+            jobs=args.jobs,
+            read_captions=not args.no_captions,
+            read_sound_effects=args.read_sfx,
+        ),
+        render=RenderConfig(fps=args.fps),
+        vision_only=args.vision_only,
+        reading_file=args.reading,
+        script_file=args.script,
+    )
+
+
+def _setup_log(work_dir: Path | None) -> Path:
+    """Log everything (tracebacks included) to a file; the terminal gets one line per error."""
+    folder = work_dir if work_dir is not None else Path(tempfile.gettempdir())
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / LOG_NAME
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        path = Path(tempfile.gettempdir()) / LOG_NAME
+        handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.INFO)
+    return path
+
+
+def _guarded(action: Callable[[], int], log_path: Path) -> int:
+    try:
+        return action()
+    except ComicNarratorError as exc:
+        log.error("%s", exc, exc_info=True)
+        print(f"error: {exc}  (log: {log_path})", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: finished work is kept; re-run the same command to resume  (log: {log_path})",
+            file=sys.stderr,
+        )
+        return 130
+    except Exception as exc:  # the user gets one line; the traceback goes to the log
+        log.exception("internal error")
+        print(f"error: internal error: {exc.__class__.__name__}: {exc}  (log: {log_path})", file=sys.stderr)
+        return 1
+
+
+def narrate_main(argv: Sequence[str]) -> int:
+    from comic_narrator import pipeline
+    from comic_narrator.workdir import ensure_writable_output
+
+    args = _narrate_parser().parse_args(list(argv))
+    config = run_config_from_args(args)
+
+    def action() -> int:
+        ensure_writable_output(config.output_path)
+        progress = Progress(quiet=args.quiet)
+        result = pipeline.run(config, progress)
+        for failure in result.failures:
+            print(f"warning: {failure}", file=sys.stderr)
+        if config.vision_only:
+            print(f"reading written to {result.reading_file}")
+        else:
+            print(
+                f"wrote {result.output} ({result.duration_s:.1f} s) and {result.subtitles}; work folder {result.work_dir}"
+            )
+        return 0
+
+    log_path = _setup_log(config.work_dir if config.output_path.parent.exists() else None)
+    return _guarded(action, log_path)
+
+
+def _reader_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"comic-narrator {prog}", description=description)
+    _add_input_options(parser)
+    return parser
+
+
+def read_main(argv: Sequence[str]) -> int:
+    from comic_narrator import pipeline
+
+    parser = _reader_parser("read", "Read the pages and print what was found (panels, texts, speakers).")
+    parser.add_argument("--json", action="store_true", help="print the reading JSON (the stored artifact)")
+    args = parser.parse_args(list(argv))
+    work_dir = args.work_dir or _default_work_dir(Path(args.input.name))
+
+    def action() -> int:
+        progress = Progress(quiet=args.quiet or args.json)
+        book = pipeline.load_or_ingest(args.input, _ingest_config(args), work_dir, progress)
+        reading, failures = pipeline.read_pages(book, _vision_config(args), work_dir, progress)
+        for failure in failures:
+            print(f"warning: {failure}", file=sys.stderr)
+        if args.json:
+            print(reading.model_dump_json(indent=2))
+            return 0
+        for page in reading.pages:
+            print(f"page {page.page + 1} [{page.page_kind}, {page.reading_direction}]: {len(page.panels)} panels")
+            for text in page.texts:
+                print(f"  panel {text.panel + 1:>2} {text.kind:<7} {text.speaker or '-':<8} {text.text}")
+        return 0
+
+    return _guarded(action, _setup_log(work_dir))
+
+
+def inspect_main(argv: Sequence[str]) -> int:
+    from comic_narrator import pipeline
+
+    parser = _reader_parser("inspect", "Write overlay PNGs showing the panels and texts that were read.")
+    parser.add_argument("-o", "--output", type=Path, help="folder for the PNGs (default: INPUT-NAME.inspect/)")
+    args = parser.parse_args(list(argv))
+    work_dir = args.work_dir or _default_work_dir(Path(args.input.name))
+    out_dir: Path = args.output or Path(args.input.name + ".inspect")
+
+    def action() -> int:
+        import cv2
+
+        from comic_narrator.vision.overlay import draw_overlay
+        from comic_narrator.workdir import atomic_write_bytes
+
+        progress = Progress(quiet=args.quiet)
+        book = pipeline.load_or_ingest(args.input, _ingest_config(args), work_dir, progress)
+        reading, _ = pipeline.read_pages(book, _vision_config(args), work_dir, progress)
+        for page, page_reading in zip(book.pages, reading.pages, strict=True):
+            overlay = draw_overlay(pipeline.load_page_rgb(work_dir, page), page_reading)
+            ok, buf = cv2.imencode(".png", cv2.cvtColor(overlay, cv2.COLOR_RGB2BGR))
+            target = out_dir / f"page-{page.index + 1:04d}.png"
+            if ok:
+                atomic_write_bytes(target, buf.tobytes())
+                print(target)
+        return 0
+
+    return _guarded(action, _setup_log(work_dir))
+
+
+def _delegate(module: str, argv: Sequence[str]) -> int:
+    import importlib
+
+    entry: Callable[[list[str]], int] = importlib.import_module(module).main
+    return _guarded(lambda: entry(list(argv)), _setup_log(None))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = args[0] if args else ""
+    rest = args[1:]
+    if command == "read":
+        return read_main(rest)
+    if command == "inspect":
+        return inspect_main(rest)
+    if command == "eval":
+        return _delegate("comic_narrator.vision.eval_cli", rest)
+    if command == "voices":
+        return _delegate("comic_narrator.audio.voices_cli", rest)
+    if command == "gpu":
+        return _delegate("comic_narrator.gpu.cli", rest)
+    if command == "narrate":
+        return narrate_main(rest)
+    return narrate_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,261 @@
+"""Stage order, the content-addressed stage cache in the work folder, resume, and failure records."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from comic_narrator import __version__
+from comic_narrator.artifacts import Book, BookReading, Cast, ClipList, PageImage, PageReading, Script
+from comic_narrator.config import IngestConfig, RunConfig, VisionConfig
+from comic_narrator.errors import ArtifactError, ComicNarratorError, InputError
+from comic_narrator.ingest.book import ingest_book, input_kind
+from comic_narrator.progress import SILENT, Progress
+from comic_narrator.workdir import (
+    atomic_write_text,
+    file_sha256,
+    read_artifact,
+    text_sha256,
+    write_artifact,
+)
+
+log = logging.getLogger("comic_narrator")
+
+
+@dataclass
+class RunResult:
+    """What a run produced, for the CLI to report."""
+
+    work_dir: Path
+    output: Path | None = None
+    subtitles: Path | None = None
+    reading_file: Path | None = None
+    duration_s: float = 0.0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------- cache keys
+
+
+def input_fingerprint(path: Path) -> str:
+    """Content hash of the input: the file's bytes, or every file's name and bytes in a folder."""
+    if path.is_dir():
+        parts = [f"{p.relative_to(path).as_posix()}:{file_sha256(p)}" for p in sorted(path.rglob("*")) if p.is_file()]
+        return text_sha256(*parts)
+    return file_sha256(path)
+
+
+def _key_matches(key_file: Path, key: str) -> bool:
+    try:
+        return key_file.read_text(encoding="utf-8").strip() == key
+    except OSError:
+        return False
+
+
+# --------------------------------------------------------------------------------------------- stages
+
+
+def load_or_ingest(input_path: Path, config: IngestConfig, work_dir: Path, progress: Progress = SILENT) -> Book:
+    """Stage 1: pages as PNGs. Reused when the input's bytes and the ingest options are unchanged."""
+    input_kind(input_path)  # fail early and clearly on a missing/empty/unknown input
+    key = text_sha256(
+        "book",
+        str(Book.model_fields["schema_version"].default),
+        input_fingerprint(input_path),
+        json.dumps(asdict(config), sort_keys=True, default=str),
+    )
+    book_file, key_file = work_dir / "book.json", work_dir / "book.key"
+    if book_file.exists() and _key_matches(key_file, key):
+        book = read_artifact(book_file, Book)
+        if all((work_dir / page.image_file).exists() for page in book.pages):
+            progress.note(f"[ingest] reusing {len(book.pages)} page(s) from {work_dir}")
+            return book
+    book = ingest_book(input_path, config, work_dir / "pages", progress)
+    write_artifact(book_file, book)
+    atomic_write_text(key_file, key)
+    return book
+
+
+def load_page_rgb(work_dir: Path, page: PageImage) -> np.ndarray:
+    image = cv2.imread(str(work_dir / page.image_file), cv2.IMREAD_COLOR)
+    if image is None:
+        raise InputError(
+            "stored page image is unreadable; delete the work folder and re-run",
+            path=work_dir / page.image_file,
+        )
+    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
+
+
+def read_pages(
+    book: Book, config: VisionConfig, work_dir: Path, progress: Progress = SILENT
+) -> tuple[BookReading, list[str]]:
+    """Stage 2: read every page (cached per page pixels + vision options). A page whose reading crashes is
+    recorded in failures and shown without narration; engine/server errors stop the run."""
+    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+    from comic_narrator.vision.reader import book_language, read_page
+    from comic_narrator.vision.speakers import link_speakers
+
+    readings_dir = work_dir / "readings"
+    options = json.dumps(asdict(config), sort_keys=True)
+    stage = progress.stage("read", len(book.pages))
+    readings: list[PageReading] = []
+    failures: list[str] = []
+    with RapidOcrEngine() as ocr:
+        for page in book.pages:
+            key = text_sha256(
+                "reading",
+                str(PageReading.model_fields["schema_version"].default),
+                __version__,
+                page.sha256,
+                options,
+                str(book.manga_hint),
+                ocr.name,
+            )[:20]
+            cached = readings_dir / f"page-{page.index + 1:04d}.{key}.json"
+            if cached.exists():
+                readings.append(read_artifact(cached, PageReading))
+                stage.advance(detail=f"page {page.index + 1} (cached)")
+                continue
+            image = load_page_rgb(work_dir, page)
+            try:
+                reading = read_page(image, page, config=config, manga_hint=book.manga_hint, ocr=ocr)
+            except ComicNarratorError:
+                raise
+            except Exception as exc:  # a reader bug on one odd page must not lose the rest of the book
+                log.exception("reading page %s failed", page.index + 1)
+                failures.append(f"page {page.index + 1} ({page.source}): reading failed: {exc!r}")
+                reading = PageReading(
+                    page=page.index,
+                    width=page.width_px,
+                    height=page.height_px,
+                    reading_direction="ltr",
+                    page_kind="non-story",
+                    panels=[],
+                    texts=[],
+                )
+            else:
+                write_artifact(cached, reading)
+            readings.append(reading)
+            stage.advance(detail=f"page {page.index + 1}: {len(reading.panels)} panels, {len(reading.texts)} texts")
+    linked = link_speakers(readings)
+    lang = config.lang if config.lang != "auto" else book_language(linked)
+    return BookReading(source=book.source, lang=lang, pages=linked), failures
+
+
+def load_reading_file(path: Path, book: Book) -> BookReading:
+    reading = read_artifact(path, BookReading)
+    if len(reading.pages) != len(book.pages):
+        raise ArtifactError(f"holds {len(reading.pages)} page(s) but the input has {len(book.pages)}", path=path)
+    return reading
+
+
+def script_stage(reading: BookReading, run: RunConfig, progress: Progress) -> Script:
+    """Stage 4: the script. A script.json the user edited in the work folder wins over a regenerated one."""
+    from comic_narrator.script.writer import write_script
+
+    if run.script_file is not None:
+        progress.note(f"[script] using {run.script_file}")
+        return read_artifact(run.script_file, Script)
+    script_file, key_file = run.work_dir / "script.json", run.work_dir / "script.key"
+    inputs_key = text_sha256("script", reading.model_dump_json(), json.dumps(asdict(run.voice), default=str))
+    if script_file.exists() and key_file.exists():
+        stored = key_file.read_text(encoding="utf-8").split()
+        written_sha = stored[1] if len(stored) == 2 else ""
+        if file_sha256(script_file) != written_sha:
+            progress.note(f"[script] {script_file} was edited: using it as it is")
+            return read_artifact(script_file, Script)
+        if stored[0] == inputs_key:
+            return read_artifact(script_file, Script)
+    script = write_script(reading, run.voice)
+    written_sha = write_artifact(script_file, script)
+    atomic_write_text(key_file, f"{inputs_key} {written_sha}")
+    return script
+
+
+def _record_failures(work_dir: Path, failures: list[str]) -> None:
+    atomic_write_text(work_dir / "failures.json", json.dumps(failures, indent=2) + "\n")
+
+
+def print_cast(cast: Cast, progress: Progress) -> None:
+    for member in cast.members:
+        pins = f" speed {member.speed:g}" if member.speed != 1.0 else ""
+        pins += f" pitch {member.pitch_semitones:+g}st" if member.pitch_semitones else ""
+        progress.note(f"[cast] {member.character:<12} -> {member.voice} ({member.lines} lines){pins}")
+
+
+def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
+    """The whole job: ingest, read, cast, script, voice, time, mix, plan the camera, render."""
+    import time
+
+    from comic_narrator.audio.mix import mix_track, write_wav
+    from comic_narrator.audio.subtitles import build_srt
+    from comic_narrator.audio.synthesis import synthesize_script
+    from comic_narrator.audio.timeline import build_timing
+    from comic_narrator.audio.voicebank import open_voice_bank
+    from comic_narrator.script.casting import cast_characters
+    from comic_narrator.video.camera import plan_camera
+    from comic_narrator.video.encode import encode_mp4
+    from comic_narrator.video.render import iter_frames
+
+    work = config.work_dir
+    work.mkdir(parents=True, exist_ok=True)
+    result = RunResult(work_dir=work)
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        result.stage_seconds[name] = round(now - clock, 3)
+        clock = now
+
+    book = load_or_ingest(config.input_path, config.ingest, work, progress)
+    lap("ingest")
+    if config.reading_file is not None:
+        reading = load_reading_file(config.reading_file, book)
+    else:
+        reading, result.failures = read_pages(book, config.vision, work, progress)
+    write_artifact(work / "reading.json", reading)
+    _record_failures(work, result.failures)
+    result.reading_file = work / "reading.json"
+    lap("read")
+    if config.vision_only:
+        return result
+
+    with open_voice_bank(config.voice) as bank:
+        voices = bank.voices()
+    cast = cast_characters(reading, voices, config.voice, reading.lang)
+    script = script_stage(reading, config, progress)
+    missing = sorted({line.speaker for line in script.lines} - {m.character for m in cast.members} - {"unknown"})
+    if missing:
+        progress.note(f"[cast] speakers {', '.join(missing)} are not in the cast: the narrator voices them")
+    write_artifact(work / "cast.json", cast)
+    print_cast(cast, progress)
+    lap("script")
+    clips = synthesize_script(script, cast, config.voice, work / "clips", progress)
+    write_artifact(work / "clips.json", ClipList(clips=clips))
+    lap("voice")
+    timing = build_timing(reading, script, clips, config.audio, config.render.fps)
+    write_artifact(work / "timing.json", timing)
+    track = mix_track(work, timing, clips, config.audio)
+    write_wav(work / "audio.wav", track, timing.sample_rate_hz)
+    srt_path = config.output_path.with_suffix(".srt")
+    atomic_write_text(srt_path, build_srt(script, clips, timing))
+    lap("mix")
+    plan = plan_camera(reading, timing, config.render)
+    write_artifact(work / "camera.json", plan)
+    encode_mp4(
+        config.output_path,
+        iter_frames(plan, book, work, config.render, progress),
+        track,
+        timing.sample_rate_hz,
+        config.render,
+    )
+    lap("render")
+    result.output, result.subtitles, result.duration_s = config.output_path, srt_path, timing.duration_s
+    return result

@@ -1,0 +1,102 @@
+"""The work folder: atomic writes (temp file + rename) and typed artifact load/store."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from comic_narrator.errors import ArtifactError, OutputError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` so that ``path`` is either the old file or the complete new one, never a partial one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+def atomic_temp_path(path: Path) -> Path:
+    """A sibling temp path for writers that need a file name (encoders); rename it onto ``path`` when done."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".part{path.suffix}", dir=path.parent)
+    os.close(fd)
+    return Path(tmp_name)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_artifact(path: Path, artifact: BaseModel) -> str:
+    """Store an artifact as indented JSON; returns the sha256 of what was written."""
+    data = artifact.model_dump_json(indent=2).encode("utf-8") + b"\n"
+    atomic_write_bytes(path, data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_artifact(path: Path, model: type[ModelT]) -> ModelT:
+    """Load and validate an artifact; a broken or hand-edited file fails with one line naming it."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise ArtifactError("file not found", path=path) from exc
+    except OSError as exc:
+        raise ArtifactError(f"cannot read: {exc.strerror}", path=path) from exc
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "(top level)"
+        raise ArtifactError(
+            f"not a valid {model.__name__} ({exc.error_count()} problem(s); first at {where}: {first['msg']})",
+            path=path,
+        ) from exc
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def text_sha256(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def read_json_file(path: Path) -> object:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def ensure_writable_output(path: Path) -> None:
+    """Fail before any work when the output cannot be written: missing folder, a folder in its place."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise OutputError(f"the folder {parent} does not exist", path=path)
+    if not parent.is_dir():
+        raise OutputError(f"{parent} is not a folder", path=path)
+    if path.exists() and path.is_dir():
+        raise OutputError("is a folder, not a file", path=path)
+    if not os.access(parent, os.W_OK):
+        raise OutputError(f"the folder {parent} is not writable", path=path)
