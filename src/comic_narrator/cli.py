@@ -160,7 +160,7 @@ def narrate_main(argv: Sequence[str]) -> int:
             print(f"reading written to {result.reading_file}")
         else:
             print(
-                f"wrote {result.output} ({result.duration_s:.1f} s) and {result.subtitles}; work folder {result.work_dir}"
+                f"wrote {result.output} ({result.duration_s:.1f} s), {result.subtitles}; work: {result.work_dir}"
             )
         return 0
 
