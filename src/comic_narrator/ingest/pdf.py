@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,19 @@ def _open(path: Path) -> pdfium.PdfDocument:
         text = str(exc).lower()
         if "password" in text or "security" in text:
             raise InputError("the PDF is encrypted (password protected); decrypt it first", path=path) from exc
+        if _declares_no_pages(path):
+            raise InputError("the PDF has no pages", path=path) from exc
         raise InputError(f"not a readable PDF ({exc})", path=path) from exc
+
+
+def _declares_no_pages(path: Path) -> bool:
+    """PDFium refuses to open a PDF whose page tree is empty; recognise that case for a clearer message."""
+    try:
+        data = path.read_bytes()[: 1 << 20]
+    except OSError:
+        return False
+    counts = re.findall(rb"/Count\s*(\d+)", data)
+    return bool(counts) and all(int(c) == 0 for c in counts)
 
 
 def pdf_page_count(path: Path) -> int:
