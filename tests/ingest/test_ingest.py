@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import zipfile
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def test_webtoon_strip_sliced_without_losing_rows() -> None:
     strip = np.concatenate([page, gap, page, gap, page, gap, page], axis=0)
     rows = slice_rows(strip)
     assert rows[0][0] == 0 and rows[-1][1] == strip.shape[0]
-    assert all(a[1] == b[0] for a, b in zip(rows, rows[1:], strict=False)), "slices must tile the strip"
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(rows)), "slices must tile the strip"
     assert all((b - a) <= 1.8 * strip.shape[1] + 1 for a, b in rows)
     assert len(content_segments(strip)) >= 3
 
