@@ -1,0 +1,180 @@
+"""Text normalisation before synthesis: comic lettering (caps, interjections, stutters, sounds) to speakable text."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal
+
+from comic_narrator.artifacts import TextKind
+
+INTERJECTIONS_EN: dict[str, str] = {
+    "hmph": "hmf",
+    "hmm": "hmm",
+    "hm": "hmm",
+    "tch": "tsk",
+    "tsk": "tsk",
+    "grr": "grrr",
+    "argh": "argh",
+    "ugh": "ugh",
+    "huh": "huh",
+    "heh": "heh",
+    "hah": "hah",
+    "aah": "ah",
+    "ahh": "ah",
+    "ooh": "ooh",
+    "oh": "oh",
+    "eek": "eek",
+    "yikes": "yikes",
+    "psst": "psst",
+    "shh": "shh",
+    "zzz": "zzz",
+    "wha": "wha",
+    "ow": "ow",
+    "oww": "ow",
+    "whoa": "whoa",
+    "hey": "hey",
+}
+"""Lettering spellings espeak reads badly -> spellings it says as intended (after letter runs are collapsed)."""
+
+ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+_PUNCT_RUN = re.compile(r"[!?]{2,}")
+_CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
+ACRONYMS = frozenset({"OK", "TV", "FBI", "CIA", "USA", "UK", "NASA", "DNA", "ID", "AI", "UFO", "DJ", "CEO"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_STUTTER = re.compile(r"\b([A-Za-z]{1,3})-(?=\1)", re.IGNORECASE)
+_LETTER_RUN = re.compile(r"([A-Za-z])\1{2,}")
+
+
+def _one_mark(match: re.Match[str]) -> str:
+    """A run like ?!? keeps the question's rising intonation; !!! is one exclamation."""
+    return "?" if "?" in match.group(0) else "!"
+
+
+def number_to_words(value: int) -> str:
+    """English words for 0 <= value < 10**12 (comic dialogue rarely needs more)."""
+    if value < 20:
+        return ONES[value]
+    if value < 100:
+        tens, ones = divmod(value, 10)
+        return TENS[tens] + ("-" + ONES[ones] if ones else "")
+    if value < 1000:
+        hundreds, rest = divmod(value, 100)
+        return ONES[hundreds] + " hundred" + (" " + number_to_words(rest) if rest else "")
+    for size, name in ((10**9, "billion"), (10**6, "million"), (1000, "thousand")):
+        if value >= size:
+            head, rest = divmod(value, size)
+            return number_to_words(head) + f" {name}" + (" " + number_to_words(rest) if rest else "")
+    return str(value)
+
+
+def _number_words(match: re.Match[str]) -> str:
+    digits = match.group(0).replace(",", "")
+    if "." in digits:
+        whole, frac = digits.split(".", 1)
+        return number_to_words(int(whole)) + " point " + " ".join(ONES[int(d)] for d in frac)
+    if len(digits) == 4 and 1100 <= int(digits) <= 2099 and int(digits) % 100 != 0:
+        # Years read in pairs: 1987 -> nineteen eighty-seven.
+        head, tail = divmod(int(digits), 100)
+        return number_to_words(head) + " " + (number_to_words(tail) if tail >= 10 else "oh " + ONES[tail])
+    if len(digits) > 12:
+        return " ".join(ONES[int(d)] for d in digits)
+    return number_to_words(int(digits))
+
+
+def _fix_word(word: str) -> str:
+    """Interjection spellings and collapsed letter runs (AAAAH -> ah, NOOO -> noo)."""
+    lower = word.lower()
+    collapsed = _LETTER_RUN.sub(lambda m: m.group(1) * 2, lower)
+    for candidate in (lower, collapsed, _LETTER_RUN.sub(lambda m: m.group(1), lower)):
+        if candidate in INTERJECTIONS_EN:
+            return INTERJECTIONS_EN[candidate]
+    if collapsed != lower:
+        return collapsed
+    return word
+
+
+def _decase(text: str) -> str:
+    """All-caps lettering -> sentence case, so espeak does not spell words out as acronyms."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters or sum(c.isupper() for c in letters) < 0.6 * len(letters):
+        # Mixed lettering: only shouted words go lower case (espeak spells out vowel-less caps like HMPH).
+        return _CAPS_WORD.sub(lambda m: m.group(0) if m.group(0) in ACRONYMS else m.group(0).lower(), text)
+    out: list[str] = []
+    start = True
+    for word in re.split(r"(\s+)", text.lower()):
+        if start and any(c.isalpha() for c in word):
+            idx = next(i for i, c in enumerate(word) if c.isalpha())
+            word = word[:idx] + word[idx].upper() + word[idx + 1 :]
+            start = False
+        if re.search(r"[.!?]$", word):
+            start = True
+        out.append(word)
+    result = "".join(out)
+    return re.sub(r"\bi\b", "I", result)
+
+
+def _normalize_en(text: str, kind: TextKind) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)", "", text)  # hyphenated line breaks in balloons
+    text = re.sub(r"\s+", " ", text).strip()
+    text = _decase(text)
+    text = re.sub(r"[\u2026]|\.{2,}", "…", text)
+    text = re.sub(r"\s*[\u2014\u2013]+\s*|\s+-{1,2}\s+|-{2,}", ", ", text)
+    # Stutters: "W-w-what" -> "W... what" reads as a stammer rather than a spelled letter.
+    while _STUTTER.search(text):
+        text = _STUTTER.sub(lambda m: m.group(1) + "… ", text)
+    text = re.sub(r"\d[\d,]*(?:\.\d+)?", _number_words, text)
+    text = _WORD.sub(lambda m: _fix_word(m.group(0)), text)
+    text = _PUNCT_RUN.sub(_one_mark, text)
+    text = re.sub(r"…+", "…", text)
+    text = re.sub(r"(^|\s)[,…]\s*", r"\1", text).strip()
+    text = re.sub(r"\s+([,.!?…])", r"\1", text)
+    if kind == "sound":
+        text = text.rstrip(".!?… ")
+        text = text + "!" if text else text
+    if not any(ch.isalnum() for ch in text):
+        return ""
+    return text
+
+
+def _normalize_ja(text: str, kind: TextKind) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"\s+", "", text)
+    text = re.sub(r"[・･]{2,}|\.{2,}|…+", "…", text)
+    text = re.sub(r"[ー〜~]{2,}", "ー", text)  # long stretched vowels
+    text = _PUNCT_RUN.sub(_one_mark, text)
+    text = re.sub(r"[―─—\-]{2,}", "、", text)
+    text = re.sub(r"^[、…]+", "", text)
+    if not any(unicodedata.category(ch)[0] in "LN" for ch in text):
+        return ""
+    return text
+
+
+def normalize_for_speech(text: str, lang: Literal["en", "ja"], kind: TextKind) -> str:
+    """Speakable text for a lettered line; "" when nothing in it can be said (a line of only punctuation)."""
+    return _normalize_ja(text, kind) if lang == "ja" else _normalize_en(text, kind)

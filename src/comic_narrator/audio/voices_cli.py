@@ -1,0 +1,72 @@
+"""`comic-narrator voices`: list the voice bank (--json) or preview one voice into a WAV file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from comic_narrator.audio.normalize import normalize_for_speech
+from comic_narrator.audio.synthesis import write_wav_atomic
+from comic_narrator.audio.voicebank import open_voice_bank
+from comic_narrator.backends.protocols import Delivery
+from comic_narrator.config import VoiceConfig
+from comic_narrator.errors import ComicNarratorError, OutputError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="comic-narrator voices", description="List the available voices, or preview one into a WAV file."
+    )
+    parser.add_argument("--json", action="store_true", help="print the voice list as JSON")
+    parser.add_argument("--preview", metavar="VOICE", help="voice id to preview")
+    parser.add_argument("text", nargs="?", help="text to speak with --preview")
+    parser.add_argument("-o", "--output", type=Path, help="WAV file written by --preview")
+    parser.add_argument("--speed", type=float, default=1.0, help="speaking-rate multiplier for --preview")
+    parser.add_argument("--pitch", type=float, default=0.0, help="pitch shift in semitones for --preview")
+    return parser
+
+
+def _list(as_json: bool) -> int:
+    with open_voice_bank(VoiceConfig()) as bank:
+        voices = bank.voices()
+        if as_json:
+            print(json.dumps([asdict(v) for v in voices], indent=2, ensure_ascii=False))
+            return 0
+        print(f"{'voice':<18} {'lang':<4} {'gender':<7} {'age':<6} {'engine':<12} description")
+        for v in voices:
+            star = " (narrator)" if v.narrator else ""
+            print(f"{v.id:<18} {v.language:<4} {v.gender:<7} {v.age:<6} {v.engine:<12} {v.description}{star}")
+    return 0
+
+
+def _preview(voice_id: str, text: str, output: Path, speed: float, pitch: float) -> int:
+    if not output.parent.exists():
+        raise OutputError("the output folder does not exist", path=output.parent)
+    with open_voice_bank(VoiceConfig()) as bank:
+        info = bank.voice(voice_id)
+        spoken = normalize_for_speech(text, info.language, "speech")
+        if not spoken:
+            raise OutputError("nothing to say: the text has no speakable words")
+        speech = bank.synthesize(spoken, voice_id, Delivery(speed=speed, pitch_semitones=pitch))
+    write_wav_atomic(output, speech)
+    print(f"{output}: {speech.duration_s:.2f} s at {speech.sample_rate_hz} Hz ({voice_id})")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.preview:
+            if not args.text or not args.output:
+                parser.error('--preview needs VOICE "text" -o FILE.wav')
+            return _preview(args.preview, args.text, args.output, args.speed, args.pitch)
+        if args.text or args.output:
+            parser.error('text and -o go with --preview VOICE "text" -o FILE.wav')
+        return _list(args.json)
+    except ComicNarratorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code

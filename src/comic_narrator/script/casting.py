@@ -1,0 +1,204 @@
+"""Casting: the narrator and one voice per character for the whole book, honouring a user's YAML cast file."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from comic_narrator.artifacts import BookReading, Cast, CastMember
+from comic_narrator.backends.protocols import VoiceInfo
+from comic_narrator.config import VoiceConfig
+from comic_narrator.errors import ArtifactError
+
+NARRATOR = "narrator"
+PREFERRED_NARRATORS: dict[str, tuple[str, ...]] = {"en": ("en-joe",), "ja": ("ja-kumo", "ja-alpha")}
+
+Gender = Literal["male", "female", "unknown"]
+Age = Literal["child", "young", "adult", "old", "unknown"]
+
+
+@dataclass(frozen=True)
+class Pin:
+    """What the cast file fixes for one character; None = let casting decide."""
+
+    voice: str | None = None
+    speed: float | None = None
+    pitch_semitones: float | None = None
+
+
+@dataclass(frozen=True)
+class Character:
+    """A speaking character as casting sees it."""
+
+    id: str
+    lines: int
+    first_seen: int
+    gender: Gender = "unknown"
+    age: Age = "unknown"
+
+
+def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
+    """Parse a cast file: ``character: voice-id`` or ``character: {voice, speed, pitch}`` per line.
+
+    An optional top-level ``cast:`` key may hold the same mapping.
+    """
+    try:
+        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ArtifactError(f"cannot read the cast file: {exc.strerror or exc}", path=path) from exc
+    except yaml.YAMLError as exc:
+        raise ArtifactError(f"the cast file is not valid YAML: {exc}", path=path) from exc
+    if raw is None:
+        return {}
+    if isinstance(raw, dict) and set(raw) == {"cast"}:
+        raw = raw["cast"]
+    if not isinstance(raw, dict):
+        raise ArtifactError("a cast file maps character ids to a voice or {voice, speed, pitch}", path=path)
+    known = {v.id for v in voices}
+    pins: dict[str, Pin] = {}
+    for character, value in raw.items():
+        entry: dict[str, Any] = {"voice": value} if isinstance(value, str) else value
+        if not isinstance(entry, dict):
+            raise ArtifactError(f"{character}: expected a voice id or a mapping, got {value!r}", path=path)
+        unknown_keys = set(entry) - {"voice", "speed", "pitch"}
+        if unknown_keys:
+            raise ArtifactError(
+                f"{character}: unknown key(s) {', '.join(sorted(unknown_keys))} (use voice, speed, pitch)", path=path
+            )
+        voice = entry.get("voice")
+        if voice is not None and voice not in known:
+            raise ArtifactError(
+                f"{character}: unknown voice {voice!r}; `comic-narrator voices` lists: {', '.join(sorted(known))}",
+                path=path,
+            )
+        try:
+            speed = float(entry["speed"]) if entry.get("speed") is not None else None
+            pitch = float(entry["pitch"]) if entry.get("pitch") is not None else None
+        except (TypeError, ValueError) as exc:
+            raise ArtifactError(f"{character}: speed and pitch must be numbers", path=path) from exc
+        if speed is not None and not 0.5 <= speed <= 2.0:
+            raise ArtifactError(f"{character}: speed {speed} is outside 0.5..2.0", path=path)
+        pins[str(character)] = Pin(voice=voice, speed=speed, pitch_semitones=pitch)
+    return pins
+
+
+def characters_in(reading: BookReading) -> list[Character]:
+    """Speaking characters by prominence (line count, then first appearance)."""
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    order = 0
+    for page in reading.pages:
+        for region in page.texts:
+            if region.speaker and region.speaker != NARRATOR:
+                counts[region.speaker] += 1
+                first.setdefault(region.speaker, order)
+            order += 1
+    chars = [Character(cid, n, first[cid]) for cid, n in counts.items()]
+    return sorted(chars, key=lambda c: (-c.lines, c.first_seen))
+
+
+def narrator_lines(reading: BookReading) -> int:
+    return sum(1 for page in reading.pages for r in page.texts if not r.speaker or r.speaker == NARRATOR)
+
+
+def pick_narrator(voices: list[VoiceInfo], config: VoiceConfig, lang: Literal["en", "ja"]) -> VoiceInfo:
+    by_id = {v.id: v for v in voices}
+    if config.narrator_voice:
+        if config.narrator_voice not in by_id:
+            raise ArtifactError(f"unknown narrator voice {config.narrator_voice!r}; see `comic-narrator voices`")
+        return by_id[config.narrator_voice]
+    for voice_id in PREFERRED_NARRATORS.get(lang, ()):
+        if voice_id in by_id:
+            return by_id[voice_id]
+    in_lang = [v for v in voices if v.language == lang]
+    if not in_lang:
+        raise ArtifactError(f"no {lang} voice is available to cast (see `comic-narrator voices`)")
+    return next((v for v in in_lang if v.narrator), in_lang[0])
+
+
+def _match_score(character: Character, voice: VoiceInfo) -> int:
+    score = 0
+    if character.gender != "unknown":
+        score += 4 if voice.gender == character.gender else -4
+    if character.age != "unknown":
+        score += 2 if voice.age == character.age else 0
+    return score
+
+
+def _contrast_order(pool: list[VoiceInfo]) -> list[VoiceInfo]:
+    """Pool order for characters of unknown attributes: alternate genders so neighbours in prominence differ."""
+    by_gender: dict[str, list[VoiceInfo]] = {"male": [], "female": [], "unknown": []}
+    for voice in pool:
+        by_gender[voice.gender].append(voice)
+    ordered: list[VoiceInfo] = []
+    queues = [by_gender["male"], by_gender["female"], by_gender["unknown"]]
+    while any(queues):
+        for queue in queues:
+            if queue:
+                ordered.append(queue.pop(0))
+    return ordered
+
+
+def cast_characters(
+    reading: BookReading, voices: list[VoiceInfo], config: VoiceConfig, lang: Literal["en", "ja"]
+) -> Cast:
+    """The narrator plus one voice per character id seen as a speaker; leads distinct, extras may share."""
+    pins = load_cast_file(config.cast_file, voices) if config.cast_file else {}
+    by_id = {v.id: v for v in voices}
+    narrator_pin = pins.get(NARRATOR, Pin())
+    narrator = by_id[narrator_pin.voice] if narrator_pin.voice else pick_narrator(voices, config, lang)
+    members = [
+        CastMember(
+            character=NARRATOR,
+            voice=narrator.id,
+            gender=narrator.gender,
+            age=narrator.age,
+            speed=narrator_pin.speed or 1.0,
+            pitch_semitones=narrator_pin.pitch_semitones or 0.0,
+            lines=narrator_lines(reading),
+        )
+    ]
+    pinned_voices = {p.voice for c, p in pins.items() if p.voice and c != NARRATOR}
+    pool = _contrast_order([v for v in voices if v.language == lang and v.id != narrator.id])
+    free = [v for v in pool if v.id not in pinned_voices]
+    used: Counter[str] = Counter()
+    for character in characters_in(reading):
+        pin = pins.get(character.id, Pin())
+        if pin.voice:
+            voice = by_id[pin.voice]
+        elif free:
+            # A lead: the best-matching voice nobody has yet.
+            voice = max(free, key=lambda v: _match_score(character, v))
+            free.remove(voice)
+        else:
+            # An extra: share the least-used matching voice (the narrator's only as a last resort).
+            sharable = [v for v in pool if v.id not in pinned_voices] or pool or [narrator]
+            voice = min(sharable, key=lambda v: (-_match_score(character, v), used[v.id], sharable.index(v)))
+        used[voice.id] += 1
+        members.append(
+            CastMember(
+                character=character.id,
+                voice=voice.id,
+                gender=character.gender if character.gender != "unknown" else voice.gender,
+                age=character.age if character.age != "unknown" else voice.age,
+                speed=pin.speed or 1.0,
+                pitch_semitones=pin.pitch_semitones or 0.0,
+                lines=character.lines,
+            )
+        )
+    return Cast(members=members)
+
+
+def format_cast(cast: Cast) -> str:
+    """The cast as the run prints it: one line per member."""
+    rows = [
+        f"  {m.character:<14} {m.voice:<16} {m.gender:<7} {m.age:<7} lines={m.lines}"
+        + (f" speed={m.speed:g}" if m.speed != 1.0 else "")
+        + (f" pitch={m.pitch_semitones:+g}" if m.pitch_semitones else "")
+        for m in cast.members
+    ]
+    return "cast:\n" + "\n".join(rows)

@@ -1,0 +1,53 @@
+"""Text normalisation: lettering conventions become text the engines say as intended."""
+
+from __future__ import annotations
+
+import pytest
+
+from comic_narrator.audio.normalize import normalize_for_speech, number_to_words
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("WHERE ARE YOU GOING?", "Where are you going?"),
+        ("I KNOW. YOU DON'T.", "I know. You don't."),
+        ("HMPH!", "hmf!"),
+        ("TCH.", "tsk."),
+        ("GRRRR...", "grrr…"),
+        ("AAAAAAH!!", "ah!"),
+        ("WHAT?!", "What?"),
+        ("NOOOOO!", "noo!"),
+        ("W-w-what?", "W… w… what?"),
+        ("I-I don't know", "I… I don't know"),
+        ("Wait -- what?", "Wait, what?"),
+        ("Wait\u2014what?", "Wait, what?"),
+        ("So... tired", "So… tired"),
+        ("Really?!?", "Really?"),
+        ("I have 3 cats and 1,200 dollars.", "I have three cats and one thousand two hundred dollars."),
+        ("Back in 1987.", "Back in nineteen eighty-seven."),
+        ("It costs 2.5 coins", "It costs two point five coins"),
+        ("Are you DOING this on TV?", "Are you doing this on TV?"),
+        ("...", ""),
+        ("?!", ""),
+    ],
+)
+def test_english_lettering(text: str, expected: str) -> None:
+    assert normalize_for_speech(text, "en", "speech") == expected
+
+
+def test_sound_words_are_said_not_spelled() -> None:
+    assert normalize_for_speech("KRAKOOM!!", "en", "sound") == "Krakoom!"
+    assert normalize_for_speech("BLAM", "en", "sound") == "Blam!"
+
+
+def test_numbers() -> None:
+    assert number_to_words(0) == "zero"
+    assert number_to_words(42) == "forty-two"
+    assert number_to_words(1_000_001) == "one million one"
+
+
+def test_japanese() -> None:
+    assert normalize_for_speech("えっ・・・ なに！？！？", "ja", "speech") == "えっ…なに?"
+    assert normalize_for_speech("すごーーーい", "ja", "shout") == "すごーい"
+    assert normalize_for_speech("・・・", "ja", "speech") == ""

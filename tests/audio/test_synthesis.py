@@ -1,0 +1,81 @@
+"""Script synthesis with the real bundled voice: one clip per line, content-addressed cache, atomic WAVs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from comic_narrator.artifacts import Cast, CastMember, Script, ScriptLine
+from comic_narrator.audio.synthesis import synthesize_script
+from comic_narrator.config import VoiceConfig
+from comic_narrator.progress import SILENT
+
+
+def _script(*texts: str) -> Script:
+    lines = [
+        ScriptLine(
+            id=f"p001-t{i:02d}", page=0, panel=0, speaker="narrator" if i == 0 else "char1", kind="speech", text=text
+        )
+        for i, text in enumerate(texts)
+    ]
+    return Script(lang="en", lines=lines)
+
+
+CAST = Cast(
+    members=[CastMember(character="narrator", voice="en-joe"), CastMember(character="char1", voice="en-joe-young")]
+)
+CONFIG = VoiceConfig(jobs=2)
+
+
+def test_clips_cache_and_reuse(tmp_path: Path) -> None:
+    clips_dir = tmp_path / "clips"
+    script = _script("Once upon a time.", "Who goes there?", "...")
+    clips = synthesize_script(script, CAST, CONFIG, clips_dir, SILENT)
+
+    assert [c.line_id for c in clips] == [line.id for line in script.lines]
+    for clip in clips[:2]:
+        samples, rate = sf.read(tmp_path / clip.audio_file, dtype="float32")
+        assert rate == clip.sample_rate_hz == 22_050
+        assert abs(len(samples) / rate - clip.duration_s) < 1e-6
+        assert clip.duration_s > 0.5 and float(np.abs(samples).max()) > 0.1
+        assert clip.audio_file == f"clips/{clip.cache_key}.wav"
+    assert clips[0].voice == "en-joe" and clips[1].voice == "en-joe-young"
+    # A line with nothing speakable keeps its place as a zero-length clip.
+    assert clips[2].duration_s == 0.0 and (tmp_path / clips[2].audio_file).exists()
+    assert not list(clips_dir.glob("*.tmp*"))
+
+    # Re-run: nothing is re-voiced (the WAVs are untouched) and the clips are identical.
+    stamps = {p.name: p.stat().st_mtime_ns for p in clips_dir.iterdir()}
+    assert synthesize_script(script, CAST, CONFIG, clips_dir, SILENT) == clips
+    assert {p.name: p.stat().st_mtime_ns for p in clips_dir.iterdir()} == stamps
+
+    # An edited line re-voices only that line.
+    edited = _script("Once upon a time.", "Who goes there, stranger?", "...")
+    again = synthesize_script(edited, CAST, CONFIG, clips_dir, SILENT)
+    assert again[0] == clips[0] and again[2] == clips[2]
+    assert again[1].cache_key != clips[1].cache_key
+    assert len(list(clips_dir.iterdir())) == len(stamps) + 1
+
+
+def test_deterministic_across_runs(tmp_path: Path) -> None:
+    script = _script("The bell rang twice, then the lights went out.")
+    a = synthesize_script(script, CAST, CONFIG, tmp_path / "a" / "clips", SILENT)
+    b = synthesize_script(script, CAST, CONFIG, tmp_path / "b" / "clips", SILENT)
+    assert a == b
+    wav_a = (tmp_path / "a" / a[0].audio_file).read_bytes()
+    assert wav_a == (tmp_path / "b" / b[0].audio_file).read_bytes()
+
+
+def test_corrupt_cached_wav_is_revoiced(tmp_path: Path) -> None:
+    clips_dir = tmp_path / "clips"
+    script = _script("Hello again.")
+    [clip] = synthesize_script(script, CAST, CONFIG, clips_dir, SILENT)
+    path = tmp_path / clip.audio_file
+    path.write_bytes(b"RIFF garbage")
+    os.utime(path, (0, 0))
+    [again] = synthesize_script(script, CAST, CONFIG, clips_dir, SILENT)
+    assert again == clip
+    assert sf.info(str(path)).frames > 0

@@ -1,0 +1,93 @@
+"""Casting: narrator + a voice per character by prominence, distinct leads, shared extras, cast-file pins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from comic_narrator.artifacts import BookReading, PageReading, TextRegion
+from comic_narrator.backends.protocols import VoiceInfo
+from comic_narrator.config import VoiceConfig
+from comic_narrator.errors import ArtifactError
+from comic_narrator.script.casting import cast_characters, format_cast
+
+VOICES = [
+    VoiceInfo("en-joe", "en", "male", "adult", "piper", narrator=True),
+    VoiceInfo("en-joe-deep", "en", "male", "old", "piper"),
+    VoiceInfo("en-joe-young", "en", "male", "young", "piper"),
+    VoiceInfo("en-alpha", "en", "female", "adult", "kokoro"),
+    VoiceInfo("ja-kumo", "ja", "male", "adult", "kokoro", narrator=True),
+    VoiceInfo("ja-alpha", "ja", "female", "adult", "kokoro"),
+]
+
+
+def _reading(speakers: list[str | None]) -> BookReading:
+    texts = [
+        TextRegion(bbox=(0, 0, 10, 10), kind="caption" if s is None else "speech", text="x", speaker=s, panel=0)
+        for s in speakers
+    ]
+    page = PageReading(page=0, width=100, height=100, reading_direction="ltr", panels=[], texts=texts)
+    return BookReading(source="t", lang="en", pages=[page])
+
+
+def test_prominence_leads_distinct_extras_share() -> None:
+    reading = _reading([None, "a", "b", "a", "c", "d", "a", "b", "e", None])
+    cast = cast_characters(reading, VOICES, VoiceConfig(), "en")
+    by = {m.character: m for m in cast.members}
+    assert by["narrator"].voice == "en-joe" and by["narrator"].lines == 2
+    assert [m.character for m in cast.members] == ["narrator", "a", "b", "c", "d", "e"]
+    assert by["a"].lines == 3 and by["b"].lines == 2
+    leads = [by[c].voice for c in ("a", "b", "c")]
+    assert len(set(leads)) == 3 and "en-joe" not in leads
+    assert all(v.startswith("en-") for v in leads)
+    # Neighbours in prominence get different genders where the pool allows it.
+    assert by["a"].gender != by["b"].gender
+    # Extras share voices from the pool but never the narrator's while the pool has others.
+    assert by["d"].voice != "en-joe" and by["e"].voice != "en-joe"
+    assert cast.voice_for("unknown-speaker").character == "narrator"
+    assert "narrator" in format_cast(cast)
+
+
+def test_same_input_same_cast() -> None:
+    reading = _reading(["a", "b", "c", "a"])
+    assert cast_characters(reading, VOICES, VoiceConfig(), "en") == cast_characters(
+        reading, VOICES, VoiceConfig(), "en"
+    )
+
+
+def test_japanese_uses_japanese_voices() -> None:
+    cast = cast_characters(_reading(["a", "b", None]), VOICES, VoiceConfig(), "ja")
+    assert {m.voice for m in cast.members} <= {"ja-kumo", "ja-alpha"}
+    assert cast.voice_for("narrator").voice == "ja-kumo"
+
+
+def test_cast_file_pins(tmp_path: Path) -> None:
+    cast_file = tmp_path / "cast.yaml"
+    cast_file.write_text(
+        "narrator: {voice: en-joe-deep, speed: 0.9}\na: {voice: en-alpha, pitch: 2}\nb: en-joe\n", encoding="utf-8"
+    )
+    cast = cast_characters(_reading(["a", "b", "c"]), VOICES, VoiceConfig(cast_file=cast_file), "en")
+    by = {m.character: m for m in cast.members}
+    assert by["narrator"].voice == "en-joe-deep" and by["narrator"].speed == 0.9
+    assert by["a"].voice == "en-alpha" and by["a"].pitch_semitones == 2.0
+    assert by["b"].voice == "en-joe"
+    assert by["c"].voice not in {"en-alpha", "en-joe-deep"}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("a: {voice: nobody}\n", "unknown voice 'nobody'"),
+        ("a: {voice: en-joe, sped: 2}\n", "unknown key"),
+        ("a: [1, 2]\n", "expected a voice id"),
+        ("a: {voice: en-joe, speed: fast}\n", "must be numbers"),
+        ("a: {\n", "not valid YAML"),
+    ],
+)
+def test_bad_cast_file_names_the_file(tmp_path: Path, content: str, message: str) -> None:
+    cast_file = tmp_path / "cast.yaml"
+    cast_file.write_text(content, encoding="utf-8")
+    with pytest.raises(ArtifactError, match=message) as info:
+        cast_characters(_reading(["a"]), VOICES, VoiceConfig(cast_file=cast_file), "en")
+    assert str(cast_file) in str(info.value)

@@ -1,0 +1,39 @@
+"""Delivery: emotion and kind shade the cast member's pins and the global speed."""
+
+from __future__ import annotations
+
+from comic_narrator.artifacts import CastMember, ScriptLine
+from comic_narrator.config import VoiceConfig
+from comic_narrator.script.delivery import delivery_for
+
+MEMBER = CastMember(character="a", voice="en-joe", speed=1.1, pitch_semitones=2.0)
+
+
+def _line(emotion: str = "neutral", kind: str = "speech") -> ScriptLine:
+    return ScriptLine.model_validate(
+        {"id": "x", "page": 0, "panel": 0, "speaker": "a", "kind": kind, "text": "hi", "emotion": emotion}
+    )
+
+
+def test_neutral_keeps_pins_and_global_speed() -> None:
+    d = delivery_for(_line(), MEMBER, VoiceConfig(speed=1.2))
+    assert d.speed == round(1.1 * 1.2, 3) and d.pitch_semitones == 2.0 and d.gain_db == 0.0
+
+
+def test_emotions_move_in_the_expected_direction() -> None:
+    config = VoiceConfig()
+    neutral = delivery_for(_line(), MEMBER, config)
+    angry = delivery_for(_line("angry"), MEMBER, config)
+    sad = delivery_for(_line("sad"), MEMBER, config)
+    whisper = delivery_for(_line("whisper"), MEMBER, config)
+    assert angry.gain_db > neutral.gain_db and angry.temperature > neutral.temperature
+    assert sad.speed < neutral.speed and sad.pitch_semitones < neutral.pitch_semitones
+    assert whisper.gain_db <= -5
+
+
+def test_shout_is_louder_and_everything_is_clamped() -> None:
+    shout = delivery_for(_line("excited", "shout"), MEMBER, VoiceConfig())
+    assert shout.gain_db > 3
+    extreme = CastMember(character="a", voice="en-joe", speed=1.9, pitch_semitones=12)
+    d = delivery_for(_line("excited", "shout"), extreme, VoiceConfig(speed=2.0))
+    assert d.speed == 2.0 and d.pitch_semitones == 8.0
