@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from comic_narrator.artifacts import Lang, Layout
 
@@ -53,6 +54,18 @@ class VoiceConfig:
     """Captions are read by the narrator."""
     read_sound_effects: bool = False
     """Sound effects are spoken (by the narrator) rather than left silent."""
+    tts_server: str | None = None
+    """Base URL of a GPU TTS server (e.g. http://127.0.0.1:8080); None = only the bundled offline voices."""
+    tts_server_api: Literal["fish", "openai"] = "fish"
+    """The server's API: Fish Speech (/v1/tts, /v1/references/*) or OpenAI-compatible /v1/audio/speech."""
+    tts_server_voices: tuple[str, ...] = ()
+    """Server voices offered for casting: Fish reference ids or OpenAI voice names; () = what the server lists."""
+    tts_server_model: str = "tts-1"
+    """The `model` field sent to an OpenAI-compatible speech server."""
+    tts_server_concurrency: int = 4
+    """Most requests in flight to the TTS server at once."""
+    tts_request_timeout_s: float = 120.0
+    """Per-request timeout for the TTS server."""
 
 
 @dataclass(frozen=True)
