@@ -1,0 +1,83 @@
+"""Estimates of what only a real boot measures: profiling peak, CUDA graphs, image encoder pass, TTS footprints.
+
+Each constant is fitted to a real vLLM 0.20.0 boot on the H200 (tests/data/gpu/logs) and labelled 'estimate' in
+the plan; `gpu plan --calibrate LOGFILE` replaces them with the figures of a real boot of the model.
+"""
+
+from __future__ import annotations
+
+from comic_narrator.gpu.model_info import ModelInfo, VisionEncoder
+from comic_narrator.gpu.sizes import GIB, MIB
+
+ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN_ELEMENT = 32
+"""Peak activation of the dummy forward per batched token, in units of hidden_size x dtype bytes.
+Fitted: Nemotron-3-Nano (hidden 2688, bf16) at 4096 batched tokens reserved 0.78 GiB (b-bt4096.log:
+0.6 x 139.8 - 58.89 weights - 24.21 KV)."""
+
+NON_TORCH_BYTES = 100 * MIB
+"""NCCL/cuBLAS workspaces that vLLM counts as non-torch memory during profiling."""
+
+CUDA_GRAPH_BYTES = 18 * MIB
+"""Per captured graph: g-graphs.log estimated 0.09 GiB for 5 graphs (PIECEWISE=3, FULL=2)."""
+
+ENCODER_BYTES_PER_PATCH_PER_HIDDEN_ELEMENT = 8
+"""Encoder activation per image patch, in units of the vision hidden size x 2 bytes (rough)."""
+
+TTS_PROFILES_BYTES: dict[str, int] = {
+    "none": 0,
+    "piper": 0,  # runs on the CPU (onnxruntime)
+    "kokoro": 1 * GIB,  # Kokoro-82M on CUDA: weights 0.3 GiB + working set
+    "fish-speech": 4 * GIB,  # fish-speech 1.5 (about 0.5B params) with its decoder, measured by users ~4 GiB
+    "xtts": 3 * GIB,
+    "f5-tts": 3 * GIB,
+}
+"""Steady footprints (weights + working set, beside the 0.5 GiB CUDA context) when none was measured."""
+
+
+def profile_peak_bytes(model: ModelInfo, max_num_batched_tokens: int, max_num_seqs: int) -> int:
+    """Activation peak of vLLM's profiling run plus non-torch memory; it stays reserved for the server's life."""
+    activations = (
+        max_num_batched_tokens * model.hidden_size * model.dtype_bytes * ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN_ELEMENT
+    )
+    logits = min(max_num_seqs, max_num_batched_tokens) * model.vocab_size * 4 * 2  # fp32 logits + probs
+    return activations + logits + NON_TORCH_BYTES
+
+
+def rescale_profile_peak(measured_bytes: int, measured_batched: int, batched: int) -> int:
+    """A calibrated peak at another --max-num-batched-tokens: the activation part scales with the tokens."""
+    if measured_batched == batched or measured_batched <= 0:
+        return measured_bytes
+    activations = max(measured_bytes - NON_TORCH_BYTES, 0)
+    return NON_TORCH_BYTES + activations * batched // measured_batched
+
+
+def cudagraph_capture_sizes(max_num_seqs: int) -> list[int]:
+    """vLLM's default capture sizes: 1, 2, 4, then steps of 8 to 256, then 16, up to min(2 x seqs, 512)."""
+    largest = min(2 * max_num_seqs, 512)
+    sizes = [1, 2, 4, *range(8, 256, 8), *range(256, 513, 16)]
+    return [size for size in sizes if size <= largest]
+
+
+def cudagraph_count(max_num_seqs: int, *, hybrid: bool) -> int:
+    """PIECEWISE graphs for every capture size plus FULL decode graphs up to max_num_seqs."""
+    sizes = cudagraph_capture_sizes(max_num_seqs)
+    return len(sizes) + len([size for size in sizes if size <= max_num_seqs])
+
+
+def cudagraph_bytes(num_graphs: int) -> int:
+    return num_graphs * CUDA_GRAPH_BYTES
+
+
+def profiled_images(model: ModelInfo, limit_images_per_prompt: int | None, max_num_batched_tokens: int) -> int:
+    """Images in the encoder profiling pass: none when --limit-mm-per-prompt sets 0, else what the budget holds."""
+    vision = model.vision
+    if vision is None or limit_images_per_prompt == 0:
+        return 0
+    tokens_per_image = vision.max_patches_per_image // max(vision.spatial_merge_size**2, 1)
+    by_budget = max(1, max_num_batched_tokens // max(tokens_per_image, 1))
+    return by_budget if limit_images_per_prompt is None else min(limit_images_per_prompt, by_budget)
+
+
+def encoder_peak_bytes(vision: VisionEncoder, images: int) -> int:
+    per_image = vision.max_patches_per_image * vision.hidden_size * 2 * ENCODER_BYTES_PER_PATCH_PER_HIDDEN_ELEMENT
+    return images * per_image

@@ -1,0 +1,68 @@
+"""A stand-in for vLLM's OpenAI server in CPU tests: real HTTP on 127.0.0.1, real vLLM 0.20.0 log lines.
+
+It fails its start-up exactly as vLLM does when --gpu-memory-utilization asks for more than --free-gib of
+--total-gib (the line is vLLM's own wording, copied from tests/data/gpu/logs/c-cotenant-cached.log), otherwise it
+logs the KV lines after --boot-s seconds and serves /health until SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+
+class _Health(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        ok = self.path == "/health"
+        self.send_response(200 if ok else 404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--gpu-memory-utilization", type=float, default=0.92)
+    parser.add_argument("--total-gib", type=float, default=139.8)
+    parser.add_argument("--free-gib", type=float, default=139.8)
+    parser.add_argument("--boot-s", type=float, default=0.3)
+    parser.add_argument("--health-before-kv", action="store_true", help="answer /health before the KV line")
+    args, _rest = parser.parse_known_args()
+    print(f"(APIServer pid=1) INFO [utils.py:233] non-default args: {{'host': '{args.host}', "
+          f"'gpu_memory_utilization': {args.gpu_memory_utilization}}}", flush=True)  # fmt: skip
+    requested = math.ceil(args.total_gib * args.gpu_memory_utilization * 100) / 100
+    if requested > args.free_gib:
+        print(
+            "(EngineCore pid=2) ValueError: Free memory on device cuda:0 "
+            f"({args.free_gib:.2f}/{args.total_gib} GiB) on startup is less than desired GPU memory utilization "
+            f"({args.gpu_memory_utilization}, {requested:.2f} GiB). Decrease GPU memory utilization or reduce GPU "
+            "memory used by other processes.",
+            flush=True,
+        )
+        return 1
+    server = HTTPServer((args.host, args.port), _Health)
+    if not args.health_before_kv:
+        time.sleep(args.boot_s)
+    print("(EngineCore pid=2) INFO [gpu_worker.py:440] Available KV cache memory: 24.21 GiB", flush=True)
+    if args.health_before_kv:
+        server.timeout = args.boot_s
+        server.handle_request()
+        time.sleep(args.boot_s)
+    print("(EngineCore pid=2) INFO [kv_cache_utils.py:1711] GPU KV cache size: 844,688 tokens", flush=True)
+    print("(APIServer pid=1) INFO:     Application startup complete.", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
