@@ -73,6 +73,10 @@ class TextRegion(Artifact):
     lang: Literal["en", "ja"] = "en"
     vertical: bool = False
     confidence: float = 1.0
+    speaker_signature: list[float] | None = Field(
+        default=None,
+        description="local reader: colour histogram of the figure the balloon points at (links speakers across pages)",
+    )
 
 
 class PageReading(Artifact):

@@ -1,0 +1,183 @@
+"""The rapidocr OCR engine: bundled PP-OCR models on onnxruntime, tiled over tall pages, no downloads ever."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from comic_narrator.backends.protocols import OcrLine
+from comic_narrator.errors import EngineError
+
+# The rapidocr 3.x wheel ships one multilingual PP-OCRv6 pair (Chinese/English/Japanese in one dictionary), so
+# 'en' and 'ja' share the same models; the detector finds vertical Japanese columns as tall boxes and the
+# recogniser reads them top to bottom.
+_DET_MODEL = "PP-OCRv6_det_small.onnx"
+_REC_MODEL = "PP-OCRv6_rec_small.onnx"
+_CLS_MODEL = "ch_ppocr_mobile_v2.0_cls_mobile.onnx"
+
+
+def bundled_model_dir() -> Path:
+    """Where the rapidocr wheel keeps its models (no import of rapidocr itself, which is slow)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("rapidocr")
+    if spec is None or spec.origin is None:
+        raise EngineError("rapidocr is not installed: pip install 'rapidocr>=3,<4' onnxruntime")
+    return Path(spec.origin).parent / "models"
+
+
+class RapidOcrEngine:
+    """Reads text lines off an RGB page with rapidocr. Call :meth:`open` (or use ``with``) before recognising.
+
+    Pages taller (or wider) than ``tile_aspect`` times their short side are cut into overlapping tiles, because
+    rapidocr scales a whole image down to ``max_side_px`` and a 10,000 px strip would become unreadable.
+    """
+
+    name = "rapidocr"
+
+    def __init__(
+        self,
+        *,
+        model_dir: Path | None = None,
+        max_side_px: int = 2000,
+        tile_aspect: float = 2.0,
+        threads: int = 0,
+        min_score: float = 0.5,
+    ) -> None:
+        self._model_dir = model_dir
+        self.max_side_px = max_side_px
+        self.tile_aspect = tile_aspect
+        self.threads = threads
+        self.min_score = min_score
+        self._ocr: Any = None
+
+    # ------------------------------------------------------------------------------------------- lifecycle
+
+    def open(self) -> RapidOcrEngine:
+        if self._ocr is not None:
+            return self
+        model_dir = self._model_dir if self._model_dir is not None else bundled_model_dir()
+        paths = {name: model_dir / name for name in (_DET_MODEL, _REC_MODEL, _CLS_MODEL)}
+        missing = [str(p) for name, p in paths.items() if name != _CLS_MODEL and not p.is_file()]
+        if missing:
+            raise EngineError(
+                "rapidocr model file(s) missing: "
+                + ", ".join(missing)
+                + " (the rapidocr 3.x wheel bundles them; reinstall it: pip install --force-reinstall 'rapidocr>=3,<4')"
+            )
+        logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+        try:
+            from rapidocr import RapidOCR
+
+            params: dict[str, Any] = {
+                "Global.log_level": "error",
+                "Global.use_cls": False,
+                "Global.max_side_len": self.max_side_px,
+                "Global.text_score": self.min_score,
+                "Det.model_path": str(paths[_DET_MODEL]),
+                "Rec.model_path": str(paths[_REC_MODEL]),
+                "Cls.model_path": str(paths[_CLS_MODEL]),
+                "EngineConfig.onnxruntime.intra_op_num_threads": self.threads if self.threads > 0 else -1,
+            }
+            ocr = RapidOCR(params=params)
+            logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+            # Load both models now (rapidocr loads lazily on the first call) so errors surface in open().
+            ocr(np.full((64, 160, 3), 255, dtype=np.uint8))
+        except EngineError:
+            raise
+        except Exception as exc:  # rapidocr/onnxruntime raise many types; report one clear error
+            raise EngineError(f"rapidocr failed to load its models from {model_dir}: {exc}") from exc
+        self._ocr = ocr
+        return self
+
+    def close(self) -> None:
+        self._ocr = None
+
+    def __enter__(self) -> RapidOcrEngine:
+        return self.open()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------------------------- reading
+
+    def recognize(self, image_rgb: npt.NDArray[np.uint8], lang: Literal["en", "ja"]) -> list[OcrLine]:
+        """All text lines of the image, in page pixels. ``lang`` does not change the (multilingual) models."""
+        if self._ocr is None:
+            raise EngineError("RapidOcrEngine.recognize() called before open()")
+        if image_rgb.ndim == 2:
+            image_rgb = np.stack([image_rgb] * 3, axis=-1)
+        height_px, width_px = image_rgb.shape[:2]
+        if height_px < 8 or width_px < 8:
+            return []
+        bgr = np.ascontiguousarray(cv2.cvtColor(image_rgb[:, :, :3], cv2.COLOR_RGB2BGR), dtype=np.uint8)
+        lines: list[OcrLine] = []
+        for x0, y0, tile in _tiles(bgr, self.tile_aspect):
+            for line in self._recognize_tile(tile):
+                quad = tuple((px + x0, py + y0) for px, py in line.quad)
+                lines.append(OcrLine(quad=quad, text=line.text, score=line.score))
+        return _drop_tile_duplicates(lines)
+
+    def _recognize_tile(self, tile_bgr: npt.NDArray[np.uint8]) -> list[OcrLine]:
+        result = self._ocr(tile_bgr)
+        boxes = getattr(result, "boxes", None)
+        texts = getattr(result, "txts", None)
+        scores = getattr(result, "scores", None)
+        if boxes is None or texts is None or scores is None:
+            return []
+        out: list[OcrLine] = []
+        for box, text, score in zip(boxes, texts, scores, strict=False):
+            text = str(text).strip()
+            if not text or float(score) < self.min_score:
+                continue
+            quad = tuple((float(p[0]), float(p[1])) for p in np.asarray(box).reshape(-1, 2))
+            out.append(OcrLine(quad=quad, text=text, score=float(score)))
+        return out
+
+
+def _tiles(image: npt.NDArray[np.uint8], tile_aspect: float) -> list[tuple[int, int, npt.NDArray[np.uint8]]]:
+    """Overlapping tiles along the long side of a strip; the whole image when it is not elongated."""
+    height_px, width_px = image.shape[:2]
+    short_px = min(height_px, width_px)
+    long_px = max(height_px, width_px)
+    tile_px = int(short_px * tile_aspect)
+    if long_px <= tile_px * 1.25:
+        return [(0, 0, image)]
+    overlap_px = max(64, short_px // 4)
+    step_px = tile_px - overlap_px
+    starts = list(range(0, max(long_px - tile_px, 0) + 1, step_px))
+    if starts[-1] + tile_px < long_px:
+        starts.append(long_px - tile_px)
+    tiles: list[tuple[int, int, npt.NDArray[np.uint8]]] = []
+    for start in starts:
+        if height_px >= width_px:
+            tiles.append((0, start, image[start : start + tile_px]))
+        else:
+            tiles.append((start, 0, image[:, start : start + tile_px]))
+    return tiles
+
+
+def _drop_tile_duplicates(lines: list[OcrLine]) -> list[OcrLine]:
+    """Lines read twice in the overlap of two tiles: keep the larger (less cut) one."""
+    kept: list[OcrLine] = []
+    for line in sorted(lines, key=lambda ln: -(ln.bbox[2] * ln.bbox[3])):
+        x, y, w, h = line.bbox
+        duplicate = False
+        for other in kept:
+            ox, oy, ow, oh = other.bbox
+            ix = max(0, min(x + w, ox + ow) - max(x, ox))
+            iy = max(0, min(y + h, oy + oh) - max(y, oy))
+            if ix * iy >= 0.6 * max(1, w * h):
+                duplicate = True
+                break
+        if not duplicate:
+            kept.append(line)
+    return kept

@@ -1,0 +1,229 @@
+"""Text blocks: OCR lines grouped into bubbles, caption boxes and loose lettering, with each bubble's shape."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from comic_narrator.artifacts import BBox
+from comic_narrator.backends.protocols import OcrLine
+from comic_narrator.vision.geometry import interval_overlap, union_box
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """One OCR line with the geometry the grouping needs."""
+
+    bbox: BBox
+    text: str
+    score: float
+    vertical: bool
+    angle_deg: float
+    """Tilt of the line's baseline (0 for level lettering)."""
+    letter_px: float
+    """Letter size: the line's height (its width for a vertical column)."""
+
+
+@dataclass(frozen=True)
+class BubbleShape:
+    """The light region that encloses a block's lines: a balloon or a caption box."""
+
+    bbox: BBox
+    area_px2: int
+    solidity: float
+    """Area over convex-hull area: ~1 for an oval or a box, lower for a spiky shout balloon."""
+    rectangularity: float
+    """Area over bounding-box area: ~1 for a caption box, ~0.78 for an ellipse."""
+    tail_xy: tuple[float, float] | None
+    """Tip of the balloon's tail (the point of the outline farthest outside its fitted ellipse)."""
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """Lines read as one utterance, in reading order, and the bubble around them (None: loose lettering)."""
+
+    lines: tuple[TextLine, ...]
+    bbox: BBox
+    bubble: BubbleShape | None
+
+
+def is_cjk(text: str) -> bool:
+    return any(_is_cjk_char(c) for c in text)
+
+
+def _is_cjk_char(c: str) -> bool:
+    code = ord(c)
+    return 0x3040 <= code <= 0x30FF or 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0xFF66 <= code <= 0xFF9D
+
+
+def to_text_lines(ocr_lines: list[OcrLine], min_score: float) -> list[TextLine]:
+    out: list[TextLine] = []
+    for line in ocr_lines:
+        text = unicodedata.normalize("NFKC", line.text).strip()
+        if not text or line.score < min_score:
+            continue
+        x, y, w, h = line.bbox
+        if w <= 0 or h <= 0:
+            continue
+        (ax, ay), (bx, by) = line.quad[0], line.quad[1]
+        angle = math.degrees(math.atan2(by - ay, bx - ax)) if len(line.quad) >= 2 else 0.0
+        vertical = h > 1.4 * w and is_cjk(text) and len(text) >= 2
+        if vertical:
+            letter = float(w)
+        else:
+            # A rotated quad's box is taller than its letters: use the quad's own side length.
+            if len(line.quad) >= 4:
+                (cx, cy) = line.quad[3]
+                letter = float(math.hypot(cx - ax, cy - ay))
+            else:
+                letter = float(h)
+        out.append(
+            TextLine(
+                bbox=(x, y, w, h), text=text, score=line.score, vertical=vertical, angle_deg=angle, letter_px=letter
+            )
+        )
+    return out
+
+
+def light_mask(gray: npt.NDArray[np.uint8], paper_luma: float) -> npt.NDArray[np.uint8]:
+    """Pixels as light as a balloon's inside (balloons are lettered on paper-white or near it)."""
+    threshold = float(np.clip(paper_luma * 0.8, 150, 215))
+    return np.asarray(gray >= threshold, dtype=np.uint8)
+
+
+def group_lines(lines: list[TextLine], gray: npt.NDArray[np.uint8], paper_luma: float) -> list[TextBlock]:
+    """Group lines that share a balloon, or that sit together like one block of lettering."""
+    if not lines:
+        return []
+    height_px, width_px = gray.shape
+    light = light_mask(gray, paper_luma)
+    _count, labels_any, stats_any, _ = cv2.connectedComponentsWithStats(light, connectivity=4)
+    labels = np.asarray(labels_any, dtype=np.int32)
+    stats = np.asarray(stats_any, dtype=np.int32)
+    page_area = float(height_px * width_px)
+    owner: list[int] = []
+    for line in lines:
+        owner.append(_enclosing_component(line.bbox, labels, stats, page_area, width_px, height_px))
+    parent = list(range(len(lines)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            if owner[i] > 0 and owner[i] == owner[j]:
+                if _same_flow(lines[i], lines[j], loose=True):
+                    parent[find(i)] = find(j)
+            elif owner[i] <= 0 and owner[j] <= 0 and _same_flow(lines[i], lines[j], loose=False):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(lines)):
+        groups.setdefault(find(i), []).append(i)
+    blocks: list[TextBlock] = []
+    for members in groups.values():
+        members_lines = [lines[i] for i in members]
+        ordered = _order_lines(members_lines)
+        label = owner[members[0]]
+        bubble = _bubble_shape(labels, stats, label) if label > 0 else None
+        blocks.append(TextBlock(lines=tuple(ordered), bbox=union_box(ln.bbox for ln in ordered), bubble=bubble))
+    return blocks
+
+
+def _enclosing_component(
+    box: BBox,
+    labels: npt.NDArray[np.int32],
+    stats: npt.NDArray[np.int32],
+    page_area: float,
+    width_px: int,
+    height_px: int,
+) -> int:
+    """Label of the light region around a line when that region is balloon-sized and encloses it; else 0."""
+    x, y, w, h = box
+    patch = labels[y : y + h, x : x + w]
+    values = patch[patch > 0]
+    if values.size == 0:
+        return 0
+    label = int(np.bincount(values).argmax())
+    cx, cy, cw, ch, area = (int(v) for v in stats[label])
+    if area > 0.2 * page_area:
+        return 0
+    if cx <= 0 or cy <= 0 or cx + cw >= width_px or cy + ch >= height_px:
+        return 0  # paper reaching the page edge: a margin, not a balloon
+    slack = max(3, round(0.25 * min(w, h)))
+    inside = cx <= x + slack and cy <= y + slack and cx + cw >= x + w - slack and cy + ch >= y + h - slack
+    return label if inside else 0
+
+
+def _same_flow(a: TextLine, b: TextLine, *, loose: bool) -> bool:
+    """Two lines that read as one block: stacked lines (or side-by-side columns) close together."""
+    if a.vertical != b.vertical:
+        return False
+    size = min(a.letter_px, b.letter_px)
+    if max(a.letter_px, b.letter_px) > (2.2 if loose else 1.6) * size:
+        return False
+    gap_limit = (1.6 if loose else 0.9) * size
+    ax, ay, aw, ah = a.bbox
+    bx, by, bw, bh = b.bbox
+    if a.vertical:
+        gap = -interval_overlap(ax, ax + aw, bx, bx + bw)
+        overlap = interval_overlap(ay, ay + ah, by, by + bh)
+        return gap <= gap_limit and overlap > 0.2 * min(ah, bh)
+    gap = -interval_overlap(ay, ay + ah, by, by + bh)
+    overlap = interval_overlap(ax, ax + aw, bx, bx + bw)
+    return gap <= gap_limit and overlap > (0 if loose else 0.15 * min(aw, bw))
+
+
+def _order_lines(lines: list[TextLine]) -> list[TextLine]:
+    """Lines of one block: top to bottom; vertical columns right to left."""
+    if lines and lines[0].vertical:
+        return sorted(lines, key=lambda ln: (-(ln.bbox[0] + ln.bbox[2]), ln.bbox[1]))
+    return sorted(lines, key=lambda ln: (ln.bbox[1] + ln.bbox[3] / 2.0, ln.bbox[0]))
+
+
+def _bubble_shape(labels: npt.NDArray[np.int32], stats: npt.NDArray[np.int32], label: int) -> BubbleShape:
+    x, y, w, h, _ = (int(v) for v in stats[label])
+    mask = (labels[y : y + h, x : x + w] == label).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return BubbleShape(bbox=(x, y, w, h), area_px2=0, solidity=1.0, rectangularity=1.0, tail_xy=None)
+    contour = max(contours, key=cv2.contourArea)
+    area = float(cv2.contourArea(contour))  # the outer outline: letters' holes do not count against it
+    hull = cv2.convexHull(contour)
+    hull_area = float(cv2.contourArea(hull))
+    solidity = area / hull_area if hull_area > 0 else 1.0
+    rectangularity = area / float(max(w * h, 1))
+    return BubbleShape(
+        bbox=(x, y, w, h),
+        area_px2=int(area),
+        solidity=solidity,
+        rectangularity=rectangularity,
+        tail_xy=_tail_tip(contour, x, y),
+    )
+
+
+def _tail_tip(contour: npt.NDArray[np.int32], x0: int, y0: int) -> tuple[float, float] | None:
+    points = contour.reshape(-1, 2).astype(np.float64)
+    if len(points) < 5:
+        return None
+    (cx, cy), (d1, d2), angle = cv2.fitEllipse(contour)
+    if d1 <= 0 or d2 <= 0:
+        return None
+    theta = math.radians(angle)
+    cos_t, sin_t = math.cos(theta), math.sin(theta)
+    dx = points[:, 0] - cx
+    dy = points[:, 1] - cy
+    u = dx * cos_t + dy * sin_t
+    v = -dx * sin_t + dy * cos_t
+    radius = np.sqrt((u / (d1 / 2.0)) ** 2 + (v / (d2 / 2.0)) ** 2)
+    best = int(np.argmax(radius))
+    if radius[best] < 1.25:
+        return None
+    return (float(points[best, 0] + x0), float(points[best, 1] + y0))

@@ -1,0 +1,261 @@
+"""`comic-narrator eval DIR`: read the pages of a ground-truth folder and score panels, order, text and speakers."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from PIL import Image
+
+from comic_narrator.artifacts import BBox, Layout, PageImage, PageReading
+from comic_narrator.backends.protocols import OcrEngine
+from comic_narrator.config import VisionConfig
+from comic_narrator.errors import ComicNarratorError, InputError
+from comic_narrator.vision.direction import script_language
+from comic_narrator.vision.geometry import overlap_of_smaller
+from comic_narrator.vision.metrics import (
+    best_speaker_mapping,
+    edit_distance,
+    in_order,
+    kendall_tau,
+    match_boxes,
+    match_text_boxes,
+    match_texts_by_content,
+    normalise_letters,
+)
+from comic_narrator.vision.reader import read_page
+from comic_narrator.vision.speakers import link_speakers
+
+
+@dataclass
+class PageScore:
+    image: str
+    lang: Literal["en", "ja"]
+    seconds: float
+    panels_gt: int
+    panels_pred: int
+    panels_matched: int
+    panel_precision: float
+    panel_recall: float
+    panel_f1: float
+    panel_order_exact: bool
+    panel_kendall_tau: float
+    texts_gt: int
+    texts_found: int
+    text_recall: float
+    text_order_exact: bool
+    text_kendall_tau: float
+    order_exact: bool
+    cer_edits: int
+    cer_letters: int
+    cer: float
+    speakers_known: int
+    speaker_pairs: list[tuple[str | None, str]] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    folder: str
+    pages: int
+    panel_precision: float
+    panel_recall: float
+    panel_f1: float
+    order_exact_rate: float
+    panel_kendall_tau: float
+    text_kendall_tau: float
+    text_recall: float
+    cer_by_lang: dict[str, float]
+    speaker_accuracy: float | None
+    speakers_known: int
+    seconds_per_page: float
+    page_scores: list[PageScore]
+
+
+def _f1(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+def score_page(reading: PageReading, gt_page: dict[str, Any], non_story: list[BBox], seconds: float) -> PageScore:
+    gt_panels: list[BBox] = [tuple(p["bbox"]) for p in gt_page["panels"]]  # type: ignore[misc]
+    pred_panels = [p.bbox for p in reading.panels]
+    matched = match_boxes(gt_panels, pred_panels)
+    precision = len(matched) / len(pred_panels) if pred_panels else (1.0 if not gt_panels else 0.0)
+    recall = len(matched) / len(gt_panels) if gt_panels else 1.0
+    panel_ranks = [matched[g] for g in range(len(gt_panels)) if g in matched]
+    panel_order_exact = len(matched) == len(gt_panels) and in_order(panel_ranks)
+
+    gt_texts = [t for p in gt_page["panels"] for t in p["texts"]]
+    lang = script_language([t["text"] for t in gt_texts]) or "en"
+    pred_texts = [t for t in reading.texts if not any(overlap_of_smaller(t.bbox, r) >= 0.5 for r in non_story)]
+    if gt_texts and all(t.get("bbox") for t in gt_texts):
+        text_match = match_text_boxes([tuple(t["bbox"]) for t in gt_texts], [t.bbox for t in pred_texts])
+    else:
+        text_match = match_texts_by_content([t["text"] for t in gt_texts], [t.text for t in pred_texts])
+    text_ranks: list[int] = []
+    for g in range(len(gt_texts)):
+        if g in text_match and (not text_ranks or text_match[g] != text_ranks[-1]):
+            text_ranks.append(text_match[g])
+    text_order_exact = all(a <= b for a, b in itertools.pairwise(text_ranks))
+
+    gt_letters = "".join(normalise_letters(t["text"]) for t in gt_texts if t["kind"] != "sound")
+    pred_letters = "".join(normalise_letters(t.text) for t in pred_texts if t.kind != "sound")
+    edits = edit_distance(pred_letters, gt_letters)
+
+    pairs: list[tuple[str | None, str]] = []
+    for g, t in enumerate(gt_texts):
+        if t.get("speaker"):
+            pred_speaker = pred_texts[text_match[g]].speaker if g in text_match else None
+            pairs.append((pred_speaker, str(t["speaker"])))
+    return PageScore(
+        image=str(gt_page["image"]),
+        lang=lang,
+        seconds=round(seconds, 3),
+        panels_gt=len(gt_panels),
+        panels_pred=len(pred_panels),
+        panels_matched=len(matched),
+        panel_precision=round(precision, 4),
+        panel_recall=round(recall, 4),
+        panel_f1=round(_f1(precision, recall), 4),
+        panel_order_exact=panel_order_exact,
+        panel_kendall_tau=round(kendall_tau(panel_ranks), 4),
+        texts_gt=len(gt_texts),
+        texts_found=len(text_match),
+        text_recall=round(len(text_match) / len(gt_texts), 4) if gt_texts else 1.0,
+        text_order_exact=text_order_exact,
+        text_kendall_tau=round(kendall_tau(text_ranks), 4),
+        order_exact=panel_order_exact and text_order_exact,
+        cer_edits=edits,
+        cer_letters=len(gt_letters),
+        cer=round(edits / len(gt_letters), 4) if gt_letters else 0.0,
+        speakers_known=len(pairs),
+        speaker_pairs=pairs,
+    )
+
+
+def evaluate_folder(folder: Path, ocr: OcrEngine, config: VisionConfig) -> Summary:
+    gt_file = folder / "gt.json"
+    if not gt_file.is_file():
+        raise InputError("no gt.json in this folder (schema: ../shared/corpus/README.md)", path=folder)
+    try:
+        gt = json.loads(gt_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"gt.json does not parse: {exc}", path=gt_file) from exc
+    non_story: list[BBox] = [tuple(r["bbox_xywh"]) for r in gt.get("non_story_regions", [])]  # type: ignore[misc]
+    readings: list[PageReading] = []
+    timings: list[float] = []
+    for index, gt_page in enumerate(gt["pages"]):
+        path = folder / gt_page["image"]
+        try:
+            image = np.asarray(Image.open(path).convert("RGB"))
+        except OSError as exc:
+            raise InputError(f"cannot read page image: {exc}", path=path) from exc
+        page = PageImage(
+            index=index,
+            source=str(path),
+            source_page_number=index + 1,
+            image_file=path.name,
+            width_px=int(image.shape[1]),
+            height_px=int(image.shape[0]),
+            sha256="",
+        )
+        started = time.perf_counter()
+        readings.append(read_page(image, page, config=config, manga_hint=None, ocr=ocr))
+        timings.append(time.perf_counter() - started)
+    linked = link_speakers(readings)
+    scores = [score_page(r, g, non_story, s) for r, g, s in zip(linked, gt["pages"], timings, strict=True)]
+    return summarise(folder.name, scores)
+
+
+def summarise(name: str, scores: list[PageScore]) -> Summary:
+    gt_n = sum(s.panels_gt for s in scores)
+    pred_n = sum(s.panels_pred for s in scores)
+    hit = sum(s.panels_matched for s in scores)
+    precision = hit / pred_n if pred_n else 0.0
+    recall = hit / gt_n if gt_n else 0.0
+    cer_by_lang: dict[str, float] = {}
+    for lang in ("en", "ja"):
+        letters = sum(s.cer_letters for s in scores if s.lang == lang)
+        if letters:
+            cer_by_lang[lang] = round(sum(s.cer_edits for s in scores if s.lang == lang) / letters, 4)
+    pairs = [p for s in scores for p in s.speaker_pairs]
+    correct, _mapping = best_speaker_mapping(pairs)
+    texts_gt = sum(s.texts_gt for s in scores)
+    return Summary(
+        folder=name,
+        pages=len(scores),
+        panel_precision=round(precision, 4),
+        panel_recall=round(recall, 4),
+        panel_f1=round(_f1(precision, recall), 4),
+        order_exact_rate=round(sum(s.order_exact for s in scores) / len(scores), 4) if scores else 0.0,
+        panel_kendall_tau=round(float(np.mean([s.panel_kendall_tau for s in scores])), 4) if scores else 0.0,
+        text_kendall_tau=round(float(np.mean([s.text_kendall_tau for s in scores])), 4) if scores else 0.0,
+        text_recall=round(sum(s.texts_found for s in scores) / texts_gt, 4) if texts_gt else 1.0,
+        cer_by_lang=cer_by_lang,
+        speaker_accuracy=round(correct / len(pairs), 4) if pairs else None,
+        speakers_known=len(pairs),
+        seconds_per_page=round(float(np.mean([s.seconds for s in scores])), 3) if scores else 0.0,
+        page_scores=scores,
+    )
+
+
+def format_summary(summary: Summary) -> str:
+    lines = [f"{summary.folder}: {summary.pages} page(s)"]
+    for s in summary.page_scores:
+        lines.append(
+            f"  {s.image:<24} panels P/R/F1 {s.panel_precision:.2f}/{s.panel_recall:.2f}/{s.panel_f1:.2f}"
+            f" ({s.panels_matched}/{s.panels_gt} gt, {s.panels_pred} read)"
+            f"  order {'exact' if s.order_exact else 'WRONG'}"
+            f" tau {s.panel_kendall_tau:+.2f}/{s.text_kendall_tau:+.2f}  text recall {s.text_recall:.2f}"
+            f" ({s.texts_found}/{s.texts_gt})  CER {s.cer:.3f} ({s.lang})  {s.seconds:.2f}s"
+        )
+    cer = ", ".join(f"{k} {v:.3f}" for k, v in summary.cer_by_lang.items()) or "n/a"
+    speakers = (
+        f"{summary.speaker_accuracy:.2f} over {summary.speakers_known} known"
+        if summary.speaker_accuracy is not None
+        else "n/a (no speakers in gt)"
+    )
+    lines.append(
+        f"  overall: panel P/R/F1 {summary.panel_precision:.3f}/{summary.panel_recall:.3f}/{summary.panel_f1:.3f}"
+        f"  order exact {summary.order_exact_rate:.2f}  tau panels {summary.panel_kendall_tau:+.2f}"
+        f" texts {summary.text_kendall_tau:+.2f}  text recall {summary.text_recall:.3f}  CER {cer}"
+        f"  speakers {speakers}  {summary.seconds_per_page:.2f} s/page"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="comic-narrator eval",
+        description="Read every page listed in DIR/gt.json and score the reading against it.",
+    )
+    parser.add_argument("folders", nargs="+", type=Path, metavar="DIR", help="folder(s) holding gt.json and pages")
+    parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+    parser.add_argument("--layout", choices=["auto", "manga", "western", "webtoon"], default="auto")
+    parser.add_argument("--lang", choices=["auto", "en", "ja"], default="auto")
+    args = parser.parse_args(argv)
+    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+
+    layout: Layout = args.layout
+    config = VisionConfig(layout=layout, lang=args.lang)
+    try:
+        with RapidOcrEngine() as ocr:
+            summaries = [evaluate_folder(folder, ocr, config) for folder in args.folders]
+    except ComicNarratorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    if args.json:
+        print(json.dumps([asdict(s) for s in summaries], indent=1, ensure_ascii=False))
+    else:
+        print("\n".join(format_summary(s) for s in summaries))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,78 @@
+"""What a text block says and what kind it is: joined lines, sentence case, speech/shout/caption/sound."""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from comic_narrator.artifacts import TextKind
+from comic_narrator.vision.bubbles import TextBlock, is_cjk
+
+_WORD_HYPHEN = re.compile(r"[a-z]-$")
+_SENTENCE_START = re.compile(r"(^|[.!?…]\s+|[.!?…][\"')\]]\s+)([a-z])")
+_LONE_I = re.compile(r"\bi\b(?=('m|'ll|'ve|'d|\s|[.,!?;:…]|$))")
+_REPEATS = re.compile(r"(.)\1\1")
+
+
+def block_text(block: TextBlock) -> str:
+    """The lines of a block as one utterance: joined with spaces (none for Japanese), hyphenation undone."""
+    parts: list[str] = []
+    for line in block.lines:
+        text = re.sub(r"\s+", " ", line.text).strip()
+        if not text:
+            continue
+        if parts and _WORD_HYPHEN.search(parts[-1]) and text[:1].islower():
+            parts[-1] = parts[-1][:-1] + text
+            continue
+        if parts and (is_cjk(parts[-1][-1:]) or is_cjk(text[:1])):
+            parts[-1] = parts[-1] + text
+            continue
+        parts.append(text)
+    return " ".join(parts)
+
+
+def is_all_caps(text: str) -> bool:
+    letters = [c for c in text if c.isalpha() and c.isascii()]
+    if len(letters) < 2:
+        return False
+    return sum(c.isupper() for c in letters) >= 0.8 * len(letters)
+
+
+def sentence_case(text: str) -> str:
+    """ALL-CAPS lettering as ordinary prose: lower case, capitals after sentence ends, the pronoun I."""
+    lowered = text.lower()
+    lowered = _LONE_I.sub("I", lowered)
+    lowered = _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2).upper(), lowered)
+    return lowered
+
+
+def page_letter_px(blocks: list[TextBlock]) -> float:
+    """Typical letter size of the page's balloon lettering (median over lines inside balloons, else all)."""
+    sizes = [ln.letter_px for b in blocks if b.bubble is not None for ln in b.lines]
+    if not sizes:
+        sizes = [ln.letter_px for b in blocks for ln in b.lines]
+    return float(statistics.median(sizes)) if sizes else 0.0
+
+
+def classify(block: TextBlock, text: str, typical_letter_px: float, page_mixed_case: bool) -> TextKind:
+    """speech / shout / caption / sound from the balloon shape, the lettering's size, tilt and wording."""
+    letter_px = max(ln.letter_px for ln in block.lines)
+    tilted = any(abs(ln.angle_deg) > 12 and not ln.vertical for ln in block.lines)
+    large = typical_letter_px > 0 and letter_px >= 1.7 * typical_letter_px
+    letters = [c for c in text if c.isalnum()]
+    short = len(letters) <= 14 and len(block.lines) <= 2
+    bubble = block.bubble
+    if bubble is None:
+        sound_like = bool(_REPEATS.search(text.lower())) or text.endswith(("!", "！"))
+        if short and (tilted or large or (sound_like and len(block.lines) == 1)):
+            return "sound"
+        return "caption"
+    if bubble.rectangularity >= 0.9 and bubble.solidity >= 0.95:
+        return "caption"
+    exclaims = "!" in text or "！" in text
+    if bubble.solidity < 0.8 and exclaims:
+        return "shout"
+    big_letters = typical_letter_px > 0 and letter_px >= 1.35 * typical_letter_px
+    if exclaims and (big_letters or (page_mixed_case and is_all_caps(text))):
+        return "shout"
+    return "speech"

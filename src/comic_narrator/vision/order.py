@@ -1,0 +1,72 @@
+"""Reading order of boxes (panels on a page, texts in a panel) by recursive row/column cuts."""
+
+from __future__ import annotations
+
+from comic_narrator.artifacts import BBox, ReadingDirection
+
+# Two boxes whose spans overlap by less than this fraction of the smaller span still count as separate
+# rows (or columns): hand-drawn frames and bubbles overlap their neighbours a little.
+_OVERLAP_TOLERANCE = 0.2
+
+
+def reading_order(boxes: list[BBox], direction: ReadingDirection) -> list[int]:
+    """Indices of ``boxes`` in reading order.
+
+    Rows are cut first (a page is read row by row), then columns inside a row: left to right for 'ltr', right to
+    left for 'rtl'. A tall box spanning two rows prevents the row cut, so the stack beside it becomes a column
+    that is read before the next row: the usual comic convention. 'ttb' (webtoon) reads top to bottom and,
+    within a band, left to right.
+    """
+    indices = list(range(len(boxes)))
+    return _order(indices, boxes, direction, depth=0)
+
+
+def _order(indices: list[int], boxes: list[BBox], direction: ReadingDirection, depth: int) -> list[int]:
+    if len(indices) <= 1 or depth > 32:
+        return list(indices)
+    rows = _groups(indices, boxes, axis=1)
+    if len(rows) > 1:
+        return [i for row in rows for i in _order(row, boxes, direction, depth + 1)]
+    columns = _groups(indices, boxes, axis=0)
+    if len(columns) > 1:
+        if direction == "rtl":
+            columns = columns[::-1]
+        return [i for col in columns for i in _order(col, boxes, direction, depth + 1)]
+
+    # Overlapping boxes with no clean cut: fall back to the position of their top corner on the reading side.
+    def key(i: int) -> tuple[float, float]:
+        x, y, w, h = boxes[i]
+        side = -(x + w) if direction == "rtl" else x
+        return (y + h * 0.25, side)
+
+    return sorted(indices, key=key)
+
+
+def _groups(indices: list[int], boxes: list[BBox], axis: int) -> list[list[int]]:
+    """Split into bands along ``axis`` (1: rows by y, 0: columns by x) where the spans do not overlap."""
+    ordered = sorted(indices, key=lambda i: (boxes[i][axis], boxes[i][axis + 2]))
+    groups: list[list[int]] = []
+    band_end = -1.0
+    for i in ordered:
+        start = float(boxes[i][axis])
+        length = float(max(boxes[i][axis + 2], 1))
+        end = start + length
+        if groups:
+            # Overlap with the current band, tolerated up to a fraction of this box's own span.
+            overlap = band_end - start
+            if overlap <= _OVERLAP_TOLERANCE * length and overlap <= _OVERLAP_TOLERANCE * _band_span(
+                groups[-1], boxes, axis
+            ):
+                groups.append([i])
+                band_end = end
+                continue
+            groups[-1].append(i)
+            band_end = max(band_end, end)
+        else:
+            groups.append([i])
+            band_end = end
+    return groups
+
+
+def _band_span(group: list[int], boxes: list[BBox], axis: int) -> float:
+    return float(min(boxes[i][axis + 2] for i in group))

@@ -1,0 +1,268 @@
+"""Panel detection on real art: background flood from the page edge, frame blobs, gutter and frame-line cuts."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from comic_narrator.artifacts import BBox
+from comic_narrator.vision.geometry import area_px2, scale_box
+
+Mask = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class PanelParams:
+    """Tuning of the classical detector; every size is a fraction of the page so it holds at any resolution."""
+
+    analysis_long_side_px: int = 1000
+    """Pages are analysed at this size (a strip keeps at least ``analysis_short_side_px`` on its short side)."""
+    analysis_short_side_px: int = 600
+    min_panel_area_frac: float = 0.012
+    """Smallest panel as a fraction of the page area."""
+    min_panel_side_frac: float = 0.06
+    """Smallest panel side as a fraction of the page's short side."""
+    gutter_ink_frac: float = 0.02
+    """A row/column inside a blob is a gutter when at most this fraction of it is ink."""
+    loose_gutter_ink_frac: float = 0.18
+    """Tolerance used to split blobs that are not rectangles (a bubble or figure bridging a gutter)."""
+    frame_line_ink_frac: float = 0.88
+    """A row/column crossing a blob that is this dark is a shared frame line between two panels."""
+
+
+@dataclass(frozen=True)
+class PageBackground:
+    """The paper: its colour, how sure we are that the page has paper showing, and the paper mask."""
+
+    rgb: tuple[int, int, int]
+    border_paper_frac: float
+    paper_mask: Mask
+    scale: float
+
+
+def analysis_scale(width_px: int, height_px: int, params: PanelParams) -> float:
+    long_px, short_px = max(width_px, height_px), min(width_px, height_px)
+    scale = params.analysis_long_side_px / long_px
+    scale = max(scale, params.analysis_short_side_px / max(short_px, 1))
+    return min(1.0, scale)
+
+
+def estimate_background(image_rgb: npt.NDArray[np.uint8], params: PanelParams) -> PageBackground:
+    height_px, width_px = image_rgb.shape[:2]
+    scale = analysis_scale(width_px, height_px, params)
+    small = (
+        image_rgb
+        if scale >= 1.0
+        else cv2.resize(
+            image_rgb, (max(1, round(width_px * scale)), max(1, round(height_px * scale))), interpolation=cv2.INTER_AREA
+        )
+    )
+    small = cv2.GaussianBlur(small, (3, 3), 0)
+    h, w = small.shape[:2]
+    ring = max(2, round(min(h, w) * 0.015))
+    border = np.concatenate(
+        [
+            small[:ring].reshape(-1, 3),
+            small[-ring:].reshape(-1, 3),
+            small[:, :ring].reshape(-1, 3),
+            small[:, -ring:].reshape(-1, 3),
+        ]
+    ).astype(np.int16)
+    # The paper is the brightest common colour of the border (scans add dark scanner edges at the rim).
+    luma = border.mean(axis=1)
+    bright = border[luma >= np.percentile(luma, 40)]
+    paper = np.median(bright, axis=0).astype(np.int16)
+    diff = np.abs(small.astype(np.int16) - paper).max(axis=2)
+    border_diff = np.abs(border - paper).max(axis=1)
+    spread = float(np.percentile(border_diff[border_diff < 80], 75)) if np.any(border_diff < 80) else 0.0
+    tolerance = float(np.clip(spread * 2.5 + 12, 28, 60))
+    paper_mask = diff <= tolerance
+    border_paper_frac = float(np.mean(border_diff <= tolerance))
+    rgb = (int(paper[0]), int(paper[1]), int(paper[2]))
+    return PageBackground(rgb=rgb, border_paper_frac=border_paper_frac, paper_mask=paper_mask, scale=scale)
+
+
+def is_full_bleed(background: PageBackground) -> bool:
+    """Art runs off every edge: no paper colour dominates the page's rim."""
+    return background.border_paper_frac < 0.35
+
+
+def detect_panels(
+    image_rgb: npt.NDArray[np.uint8], params: PanelParams | None = None, background: PageBackground | None = None
+) -> list[BBox]:
+    """Panel boxes in page pixels, in no particular order. Empty when the page shows no panel-like blob."""
+    params = params or PanelParams()
+    height_px, width_px = image_rgb.shape[:2]
+    if height_px < 16 or width_px < 16:
+        return []
+    if background is None:
+        background = estimate_background(image_rgb, params)
+    scale = background.scale
+    small = (
+        image_rgb
+        if scale >= 1.0
+        else cv2.resize(image_rgb, background.paper_mask.shape[::-1], interpolation=cv2.INTER_AREA)
+    )
+    h, w = background.paper_mask.shape
+    gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
+    ink = _ink_mask(gray, background)
+    if is_full_bleed(background):
+        # No paper around the art: a full-bleed page (cover, splash) is one panel.
+        return [(0, 0, width_px, height_px)]
+    outside = _paper_reachable_from_edge(background.paper_mask)
+    blobs = ~outside
+    kernel_px = max(3, round(min(h, w) * 0.012) | 1)
+    blobs = cv2.morphologyEx(
+        blobs.astype(np.uint8), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel_px, kernel_px))
+    ).astype(bool)
+    min_area = params.min_panel_area_frac * h * w
+    min_side = params.min_panel_side_frac * min(h, w)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs.astype(np.uint8), connectivity=4)
+    boxes: list[BBox] = []
+    for label in range(1, count):
+        x, y, bw, bh, area = (int(v) for v in stats[label])
+        if area < min_area or bw < min_side or bh < min_side:
+            continue
+        component = labels[y : y + bh, x : x + bw] == label
+        for box in _split_blob(component, ink[y : y + bh, x : x + bw], params, min_area, min_side):
+            boxes.append((box[0] + x, box[1] + y, box[2], box[3]))
+    return [scale_box(b, scale) if scale < 1.0 else b for b in boxes if area_px2(b) > 0]
+
+
+def _ink_mask(gray: npt.NDArray[np.uint8], background: PageBackground) -> Mask:
+    paper_luma = float(np.mean(background.rgb))
+    return np.asarray(gray < min(paper_luma * 0.55, 110), dtype=bool)
+
+
+def _paper_reachable_from_edge(paper: Mask) -> Mask:
+    """Paper pixels connected to the page edge: the margins and gutters, not the insides of closed frames."""
+    # Thicken the ink by one pixel first so a hairline gap in a frame does not flood a panel's inside.
+    closed = cv2.erode(paper.astype(np.uint8), np.ones((3, 3), np.uint8))
+    _count, labels = cv2.connectedComponents(closed, connectivity=4)
+    edge_labels = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    edge_labels = edge_labels[edge_labels > 0]
+    reach = np.isin(labels, edge_labels)
+    return np.asarray(cv2.dilate(reach.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool) & paper)
+
+
+def _split_blob(component: Mask, ink: Mask, params: PanelParams, min_area: float, min_side: float) -> list[BBox]:
+    """One connected blob -> one or more panel boxes (relative to the blob's box)."""
+    out: list[BBox] = []
+    _cut(component, ink, (0, 0, component.shape[1], component.shape[0]), params, min_area, min_side, out, 0)
+    return out
+
+
+def _cut(
+    component: Mask,
+    ink: Mask,
+    region: BBox,
+    params: PanelParams,
+    min_area: float,
+    min_side: float,
+    out: list[BBox],
+    depth: int,
+) -> None:
+    x, y, w, h = region
+    sub = component[y : y + h, x : x + w]
+    ys, xs = np.nonzero(sub)
+    if len(xs) == 0:
+        return
+    x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
+    x, y, w, h = x + x0, y + y0, x1 - x0, y1 - y0
+    if w < min_side or h < min_side or w * h < min_area:
+        return
+    sub = component[y : y + h, x : x + w]
+    fill = float(sub.mean())
+    if depth < 12:
+        tolerance = params.gutter_ink_frac if fill >= 0.85 else params.loose_gutter_ink_frac
+        for axis in (0, 1):  # rows first (axis 0 profile over y), then columns
+            cuts = _gutter_cuts(sub, axis, tolerance, min_side)
+            if not cuts and fill >= 0.85:
+                cuts = _frame_line_cuts(ink[y : y + h, x : x + w] & sub, axis, params, min_side)
+            if cuts:
+                edges = [0, *cuts, h if axis == 0 else w]
+                for a, b in itertools.pairwise(edges):
+                    piece = (x, y + a, w, b - a) if axis == 0 else (x + a, y, b - a, h)
+                    _cut(component, ink, piece, params, min_area, min_side, out, depth + 1)
+                return
+    if fill < 0.45 or _edge_coverage(sub) < 0.6:
+        return  # a scatter of ink (a title, a figure over the margin), not a framed or filled panel
+    out.append((x, y, w, h))
+
+
+def _edge_coverage(sub: Mask) -> float:
+    """Mean coverage of the blob along its box's four sides: ~1 for a panel, low for lettering or a figure."""
+    h, w = sub.shape
+    band_y = max(2, round(h * 0.02))
+    band_x = max(2, round(w * 0.02))
+    sides = [
+        sub[:band_y].any(axis=0).mean(),
+        sub[-band_y:].any(axis=0).mean(),
+        sub[:, :band_x].any(axis=1).mean(),
+        sub[:, -band_x:].any(axis=1).mean(),
+    ]
+    return float(np.mean(sides))
+
+
+def _gutter_cuts(sub: Mask, axis: int, tolerance: float, min_side: float) -> list[int]:
+    """Centres of runs of near-empty rows (axis 0) or columns (axis 1) that leave panel-sized pieces."""
+    profile = sub.mean(axis=1 - axis)
+    empty = profile <= tolerance
+    return _runs_to_cuts(empty, len(profile), min_side, min_run_px=1)
+
+
+def _frame_line_cuts(ink: Mask, axis: int, params: PanelParams, min_side: float) -> list[int]:
+    """Centres of narrow, nearly solid ink lines crossing the whole blob: the shared border of two panels."""
+    profile = ink.mean(axis=1 - axis)
+    solid = profile >= params.frame_line_ink_frac
+    cuts: list[int] = []
+    n = len(profile)
+    for start, end in _runs(solid):
+        width = end - start
+        if width > max(3, n * 0.015):
+            continue  # a wide dark band is art, not a frame line
+        before = profile[max(0, start - 4) : start]
+        after = profile[end : end + 4]
+        if (len(before) and before.min() > 0.6) or (len(after) and after.min() > 0.6):
+            continue
+        mid = (start + end) // 2
+        if mid >= min_side and n - mid >= min_side:
+            cuts.append(mid)
+    return _keep_spaced(cuts, min_side)
+
+
+def _runs(flags: npt.NDArray[np.bool_]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    start = -1
+    for i, flag in enumerate(flags.tolist()):
+        if flag and start < 0:
+            start = i
+        elif not flag and start >= 0:
+            runs.append((start, i))
+            start = -1
+    if start >= 0:
+        runs.append((start, len(flags)))
+    return runs
+
+
+def _runs_to_cuts(empty: npt.NDArray[np.bool_], n: int, min_side: float, min_run_px: int) -> list[int]:
+    cuts: list[int] = []
+    for start, end in _runs(empty):
+        if start == 0 or end == n or end - start < min_run_px:
+            continue
+        mid = (start + end) // 2
+        cuts.append(mid)
+    return _keep_spaced(cuts, min_side * 0.5)
+
+
+def _keep_spaced(cuts: list[int], min_gap: float) -> list[int]:
+    kept: list[int] = []
+    for cut in cuts:
+        if kept and cut - kept[-1] < min_gap:
+            continue
+        kept.append(cut)
+    return kept

@@ -1,0 +1,170 @@
+"""The local page reader: panels, texts, kinds, order, direction and speakers of one page, and the book's language."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from comic_narrator.artifacts import BBox, PageImage, PageReading, Panel, ReadingDirection, TextRegion
+from comic_narrator.backends.protocols import OcrEngine
+from comic_narrator.config import VisionConfig
+from comic_narrator.vision.bubbles import TextBlock, group_lines, to_text_lines
+from comic_narrator.vision.direction import reading_direction, script_language
+from comic_narrator.vision.geometry import centre, overlap_of_smaller, union_box
+from comic_narrator.vision.lettering import block_text, classify, is_all_caps, page_letter_px, sentence_case
+from comic_narrator.vision.order import reading_order
+from comic_narrator.vision.page_kind import classify_page, is_blank
+from comic_narrator.vision.panels import PanelParams, detect_panels, estimate_background, is_full_bleed
+from comic_narrator.vision.speakers import appearance_signature, cluster_signatures, speaker_anchor
+
+_PAGE_NUMBER = re.compile(r"^[\W\d_]{1,4}$")
+
+
+def read_page(
+    image_rgb: npt.NDArray[np.uint8],
+    page: PageImage,
+    *,
+    config: VisionConfig,
+    manga_hint: bool | None,
+    ocr: OcrEngine,
+) -> PageReading:
+    """Read one page: panels and texts in reading order, each text with its kind, words, speaker and panel."""
+    image_rgb = _as_rgb(image_rgb)
+    height_px, width_px = image_rgb.shape[:2]
+    gray = np.asarray(cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
+    if is_blank(gray):
+        direction = reading_direction(config, page, manga_hint, None if config.lang == "auto" else config.lang)
+        return PageReading(
+            page=page.index,
+            width=width_px,
+            height=height_px,
+            reading_direction=direction,
+            page_kind="blank",
+            panels=[],
+            texts=[],
+        )
+    params = PanelParams()
+    background = estimate_background(image_rgb, params)
+    raw_panels = detect_panels(image_rgb, params, background)
+    ocr_lang: Literal["en", "ja"] = config.lang if config.lang != "auto" else ("ja" if manga_hint else "en")
+    lines = to_text_lines(ocr.recognize(image_rgb, ocr_lang), config.min_ocr_score)
+    lang = config.lang if config.lang != "auto" else (script_language([ln.text for ln in lines]) or ocr_lang)
+    blocks = group_lines(lines, gray, float(np.mean(background.rgb)))
+    blocks = [b for b in blocks if not _is_page_furniture(b, raw_panels)]
+    direction = reading_direction(config, page, manga_hint, lang)
+    panel_direction: ReadingDirection = direction
+    panels = [raw_panels[i] for i in reading_order(raw_panels, panel_direction)]
+    full_bleed = is_full_bleed(background)
+    page_kind = classify_page(panels, blocks, width_px, height_px, full_bleed)
+    if page_kind != "story" or not panels:
+        content = union_box([*panels, *(b.bbox for b in blocks)]) if (panels or blocks) else (0, 0, width_px, height_px)
+        panels = [content if panels or blocks else (0, 0, width_px, height_px)]
+    texts = _texts_in_order(image_rgb, blocks, panels, direction, lang)
+    return PageReading(
+        page=page.index,
+        width=width_px,
+        height=height_px,
+        reading_direction=direction,
+        page_kind=page_kind,
+        panels=[Panel(bbox=p) for p in panels],
+        texts=texts,
+    )
+
+
+def book_language(readings: list[PageReading]) -> Literal["en", "ja"]:
+    """The language most of the book's lettering is in (by characters of text read); 'en' with no text."""
+    votes: Counter[str] = Counter()
+    for reading in readings:
+        for text in reading.texts:
+            votes[text.lang] += len(text.text)
+    return "ja" if votes["ja"] > votes["en"] else "en"
+
+
+def _as_rgb(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    if image.ndim == 2:
+        return np.ascontiguousarray(np.stack([image] * 3, axis=-1))
+    if image.shape[2] == 4:
+        return np.ascontiguousarray(image[:, :, :3])
+    return np.ascontiguousarray(image)
+
+
+def _is_page_furniture(block: TextBlock, panels: list[BBox]) -> bool:
+    """Page numbers and similar marks outside every panel."""
+    text = "".join(ln.text for ln in block.lines).strip()
+    inside = any(overlap_of_smaller(block.bbox, p) >= 0.5 for p in panels)
+    return not inside and bool(_PAGE_NUMBER.match(text))
+
+
+def _panel_of(box: BBox, panels: list[BBox]) -> int:
+    best, best_overlap = -1, 0.5
+    for i, panel in enumerate(panels):
+        overlap = overlap_of_smaller(box, panel)
+        if overlap > best_overlap:
+            best, best_overlap = i, overlap
+    return best
+
+
+def _texts_in_order(
+    image_rgb: npt.NDArray[np.uint8],
+    blocks: list[TextBlock],
+    panels: list[BBox],
+    direction: ReadingDirection,
+    lang: Literal["en", "ja"],
+) -> list[TextRegion]:
+    if not blocks:
+        return []
+    typical_letter = page_letter_px(blocks)
+    texts_raw = [block_text(b) for b in blocks]
+    mixed_case = sum(not is_all_caps(t) for t in texts_raw if any(c.isalpha() for c in t)) > len(texts_raw) / 2
+    owners = [_panel_of(b.bbox, panels) for b in blocks]
+    first_panel_top = min((p[1] for p in panels), default=0)
+    ordered: list[int] = []
+    # Lettering above the first panel (a title) comes first; other loose lettering outside panels comes last.
+    outside = [i for i, o in enumerate(owners) if o < 0]
+    before = [i for i in outside if centre(blocks[i].bbox)[1] < first_panel_top]
+    after = [i for i in outside if i not in before]
+    within_direction: ReadingDirection = "ltr" if direction == "ttb" else direction
+    groups: list[list[int]] = [before]
+    for p in range(len(panels)):
+        groups.append([i for i, o in enumerate(owners) if o == p])
+    groups.append(after)
+    for group in groups:
+        boxes = [blocks[i].bbox for i in group]
+        ordered.extend(group[k] for k in reading_order(boxes, within_direction))
+    kinds = [classify(blocks[i], texts_raw[i], typical_letter, mixed_case) for i in range(len(blocks))]
+    speaking = [i for i in ordered if kinds[i] in ("speech", "shout")]
+    signatures = {}
+    for i in speaking:
+        panel_box = panels[owners[i]] if owners[i] >= 0 else None
+        anchor = speaker_anchor(blocks[i], panel_box)
+        bubble = blocks[i].bubble
+        box = bubble.bbox if bubble is not None else blocks[i].bbox
+        window = int(max(box[2], box[3]) * 1.2)
+        signatures[i] = appearance_signature(image_rgb, anchor, window, box)
+    ids = cluster_signatures([signatures[i] for i in speaking])
+    speaker_of = {i: f"char{ids[k] + 1}" for k, i in enumerate(speaking)}
+    out: list[TextRegion] = []
+    for i in ordered:
+        text = texts_raw[i]
+        if kinds[i] != "sound" and is_all_caps(text):
+            text = sentence_case(text)
+        block = blocks[i]
+        out.append(
+            TextRegion(
+                bbox=block.bbox,
+                kind=kinds[i],
+                text=text,
+                speaker=speaker_of.get(i),
+                panel=owners[i],
+                lang=lang,
+                vertical=any(ln.vertical for ln in block.lines),
+                confidence=round(float(np.mean([ln.score for ln in block.lines])), 4),
+                speaker_signature=[round(v, 4) for v in signatures[i]] if i in signatures else None,
+            )
+        )
+    return out
