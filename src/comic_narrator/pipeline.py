@@ -201,7 +201,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     from comic_narrator.script.casting import cast_characters
     from comic_narrator.video.camera import plan_camera
     from comic_narrator.video.encode import encode_mp4
-    from comic_narrator.video.render import iter_frames
+    from comic_narrator.video.render import iter_frames, prefetch
 
     work = config.work_dir
     work.mkdir(parents=True, exist_ok=True)
@@ -251,7 +251,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     write_artifact(work / "camera.json", plan)
     encode_mp4(
         config.output_path,
-        iter_frames(plan, book, work, config.render, progress),
+        prefetch(iter_frames(plan, book, work, config.render, progress)),
         track,
         timing.sample_rate_hz,
         config.render,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,3 +30,38 @@ def iter_frames(
             rect = rect_at(plan, index, frame_in_shot)
             yield pyramid.render(rect, plan.width_px, plan.height_px, config.background_rgb)
         stage.advance(shot.frames, detail=f"page {shot.page + 1}")
+
+
+def prefetch(frames: Iterator[Frame], depth: int = 8) -> Iterator[Frame]:
+    """Render ahead on a second thread (OpenCV releases the GIL) while the encoder works on this one."""
+    buffer: queue.Queue[Frame | BaseException | None] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for frame in frames:
+                if stop.is_set():
+                    return
+                buffer.put(frame)
+        except BaseException as exc:  # handed to the consumer, which re-raises it on its own thread
+            buffer.put(exc)
+            return
+        buffer.put(None)
+
+    worker = threading.Thread(target=produce, name="frame-renderer", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = buffer.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():
+            try:
+                buffer.get_nowait()
+            except queue.Empty:
+                worker.join(timeout=0.05)

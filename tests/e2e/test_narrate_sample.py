@@ -1,0 +1,125 @@
+"""End to end on the bundled sample page: real OCR, real voices, real encoder; then resume and re-voice."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import av
+import pytest
+
+from comic_narrator.artifacts import Script
+from comic_narrator.cli import main
+from tests.conftest import SAMPLE_PAGE
+
+pytestmark = pytest.mark.slow
+
+
+def _streams(path: Path) -> dict[str, tuple[str, float]]:
+    with av.open(str(path)) as container:
+        found: dict[str, tuple[str, float]] = {}
+        for stream in container.streams:
+            assert stream.duration is not None and stream.time_base is not None
+            found[stream.type] = (stream.codec_context.name, float(stream.duration * stream.time_base))
+        video = container.streams.video[0]
+        assert (video.codec_context.width, video.codec_context.height) == (1920, 1080)
+    return found
+
+
+def _srt_cues(path: Path) -> list[tuple[float, float, str]]:
+    def seconds(stamp: str) -> float:
+        h, m, rest = stamp.split(":")
+        s, ms = rest.split(",")
+        return int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
+
+    cues = []
+    for block in path.read_text(encoding="utf-8").strip().split("\n\n"):
+        lines = block.splitlines()
+        start, end = lines[1].split(" --> ")
+        cues.append((seconds(start), seconds(end), " ".join(lines[2:])))
+    return cues
+
+
+@pytest.fixture(scope="module")
+def narrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("e2e")
+    out = folder / "sample.mp4"
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "-q"]) == 0
+    return out
+
+
+def test_streams_are_h264_and_aac_with_equal_durations(narrated: Path) -> None:
+    streams = _streams(narrated)
+    assert streams["video"][0] == "h264"
+    assert streams["audio"][0] == "aac"
+    assert abs(streams["video"][1] - streams["audio"][1]) <= 1 / 30 + 1e-6
+    assert streams["video"][1] > 10  # a real page of dialogue, not a stub
+
+
+def test_srt_cues_match_the_spoken_lines(narrated: Path) -> None:
+    work = narrated.with_name(narrated.name + ".work")
+    script = Script.model_validate_json((work / "script.json").read_text())
+    cues = _srt_cues(narrated.with_suffix(".srt"))
+    assert [c[2] for c in cues] == [line.text for line in script.lines]
+    assert len(cues) >= 4
+    assert all(b[0] >= a[1] for a, b in zip(cues, cues[1:], strict=False)), "cues must not overlap"
+    timing = json.loads((work / "timing.json").read_text())
+    assert cues[-1][1] <= timing["duration_s"] + 1e-3
+
+
+def test_each_panel_shot_is_as_long_as_its_audio(narrated: Path) -> None:
+    work = narrated.with_name(narrated.name + ".work")
+    timing = json.loads((work / "timing.json").read_text())
+    clips = {c["line_id"]: c for c in json.loads((work / "clips.json").read_text())["clips"]}
+    for shot in timing["shots"]:
+        assert shot["duration_s"] == pytest.approx(shot["frames"] / timing["fps"])
+        if shot["line_ids"]:
+            last = shot["line_ids"][-1]
+            spoken_end = shot["line_starts_s"][-1] + clips[last]["duration_s"]
+            assert shot["start_s"] <= shot["line_starts_s"][0]
+            assert spoken_end <= shot["start_s"] + shot["duration_s"] + 1e-6
+            # ...and the shot does not run on more than the tail pause plus one frame after the last word
+            assert shot["start_s"] + shot["duration_s"] - spoken_end <= 0.35 + 1 / timing["fps"] + 1e-6
+
+
+def test_rerun_reuses_every_stage_and_edit_revoices_one_line(
+    narrated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = narrated.with_name(narrated.name + ".work")
+    copy_work = tmp_path / "sample.mp4.work"
+    shutil.copytree(work, copy_work)
+    out = tmp_path / "sample.mp4"
+    clips_before = {p.name: p.stat().st_mtime_ns for p in (copy_work / "clips").glob("*.wav")}
+
+    assert main([str(SAMPLE_PAGE), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "[ingest] reusing" in err
+    assert "(cached)" in err
+    assert "[voices]" in err
+    clips_after = {p.name: p.stat().st_mtime_ns for p in (copy_work / "clips").glob("*.wav")}
+    assert clips_after == clips_before, "an unchanged re-run must not re-synthesise anything"
+
+    script_file = copy_work / "script.json"
+    script = json.loads(script_file.read_text())
+    script["lines"][0]["text"] = "This line was edited by hand."
+    script_file.write_text(json.dumps(script, indent=2))
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "-q"]) == 0
+    new_clips = set((copy_work / "clips").glob("*.wav")) - {copy_work / "clips" / n for n in clips_before}
+    assert len(new_clips) == 1, "only the edited line is re-voiced"
+    assert _srt_cues(out.with_suffix(".srt"))[0][2] == "This line was edited by hand."
+
+
+def test_vision_only_then_read_json_matches_stored_reading(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "v.mp4"
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "--vision-only", "-q"]) == 0
+    assert not out.exists()
+    stored = (tmp_path / "v.mp4.work" / "reading.json").read_text()
+    capsys.readouterr()
+    assert main(["read", str(SAMPLE_PAGE), "--json", "--work-dir", str(tmp_path / "v.mp4.work")]) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(printed) == json.loads(stored)
+    reading = json.loads(printed)
+    assert reading["pages"][0]["panels"], "the sample page has panels"
+    assert any(re.search(r"[A-Za-z]{3}", t["text"]) for t in reading["pages"][0]["texts"])
