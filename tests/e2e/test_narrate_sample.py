@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -64,7 +65,7 @@ def test_srt_cues_match_the_spoken_lines(narrated: Path) -> None:
     cues = _srt_cues(narrated.with_suffix(".srt"))
     assert [c[2] for c in cues] == [line.text for line in script.lines]
     assert len(cues) >= 4
-    assert all(b[0] >= a[1] for a, b in zip(cues, cues[1:], strict=False)), "cues must not overlap"
+    assert all(b[0] >= a[1] for a, b in itertools.pairwise(cues)), "cues must not overlap"
     timing = json.loads((work / "timing.json").read_text())
     assert cues[-1][1] <= timing["duration_s"] + 1e-3
 
