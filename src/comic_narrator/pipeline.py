@@ -178,6 +178,18 @@ def script_stage(reading: BookReading, run: RunConfig, progress: Progress) -> Sc
     return script
 
 
+def _output_stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _output_is_current(key_file: Path, key: str, output: Path) -> bool:
+    """True when ``output`` is the very file an earlier render with the same inputs wrote (size and mtime)."""
+    if not output.exists() or not key_file.exists():
+        return False
+    return key_file.read_text(encoding="utf-8").split() == [key, _output_stamp(output)]
+
+
 def _record_failures(work_dir: Path, failures: list[str]) -> None:
     atomic_write_text(work_dir / "failures.json", json.dumps(failures, indent=2) + "\n")
 
@@ -249,13 +261,25 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     lap("mix")
     plan = plan_camera(reading, timing, config.render)
     write_artifact(work / "camera.json", plan)
-    encode_mp4(
-        config.output_path,
-        prefetch(iter_frames(plan, book, work, config.render, progress)),
-        track,
-        timing.sample_rate_hz,
-        config.render,
+    render_key = text_sha256(
+        "render",
+        __version__,
+        plan.model_dump_json(),
+        file_sha256(work / "audio.wav"),
+        json.dumps(asdict(config.render), default=str),
+        *(page.sha256 for page in book.pages),
     )
+    if _output_is_current(work / "render.key", render_key, config.output_path):
+        progress.note(f"[render] {config.output_path} is up to date")
+    else:
+        encode_mp4(
+            config.output_path,
+            prefetch(iter_frames(plan, book, work, config.render, progress)),
+            track,
+            timing.sample_rate_hz,
+            config.render,
+        )
+        atomic_write_text(work / "render.key", f"{render_key} {_output_stamp(config.output_path)}")
     lap("render")
     result.output, result.subtitles, result.duration_s = config.output_path, srt_path, timing.duration_s
     return result

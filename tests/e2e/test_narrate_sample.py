@@ -111,6 +111,12 @@ def test_rerun_reuses_every_stage_and_edit_revoices_one_line(
     assert len(new_clips) == 1, "only the edited line is re-voiced"
     assert _srt_cues(out.with_suffix(".srt"))[0][2] == "This line was edited by hand."
 
+    capsys.readouterr()
+    before = out.stat().st_mtime_ns
+    assert main([str(SAMPLE_PAGE), "-o", str(out)]) == 0
+    assert "is up to date" in capsys.readouterr().err
+    assert out.stat().st_mtime_ns == before, "an unchanged re-run does not re-encode the video"
+
 
 def test_vision_only_then_read_json_matches_stored_reading(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "v.mp4"

@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from comic_narrator.config import RenderConfig
 from comic_narrator.errors import EngineError
+from comic_narrator.video.color import rgb_to_i420
 from comic_narrator.video.frames import Frame
 from comic_narrator.workdir import atomic_temp_path
 
@@ -33,12 +34,16 @@ def encode_mp4(
             video.width = config.width_px
             video.height = config.height_px
             video.pix_fmt = "yuv420p"
-            video.options = {"crf": str(config.crf), "preset": config.preset}
+            video.options = {
+                "crf": str(config.crf),
+                "preset": config.preset,
+                "x264-params": "colorprim=bt709:transfer=bt709:colormatrix=bt709:range=tv",
+            }
             sound = container.add_stream("aac", rate=sample_rate_hz)
             sound.layout = "stereo"
             sound.time_base = Fraction(1, sample_rate_hz)
             for image in frames:
-                frame = av.VideoFrame.from_ndarray(image, format="rgb24")
+                frame = av.VideoFrame.from_ndarray(rgb_to_i420(image), format="yuv420p")
                 container.mux(video.encode(frame))
             container.mux(video.encode(None))
             stereo = np.ascontiguousarray(np.stack([audio, audio]).astype(np.float32))
