@@ -60,7 +60,10 @@ class Delivery:
     top_p: float = 0.8
 
     def cache_token(self) -> str:
-        return f"s{self.speed:.3f}p{self.pitch_semitones:.2f}g{self.gain_db:.1f}t{self.temperature:.2f}q{self.top_p:.2f}"
+        return (
+            f"s{self.speed:.3f}p{self.pitch_semitones:.2f}g{self.gain_db:.1f}"
+            f"t{self.temperature:.2f}q{self.top_p:.2f}"
+        )
 
 
 @dataclass(frozen=True)
