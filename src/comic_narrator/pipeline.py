@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -101,6 +101,8 @@ def read_pages(
     from comic_narrator.vision.reader import book_language, read_page
     from comic_narrator.vision.speakers import link_speakers
 
+    if config.lang == "auto" and book.language_hint in ("en", "ja"):
+        config = replace(config, lang="ja" if book.language_hint == "ja" else "en")  # ComicInfo LanguageISO
     readings_dir = work_dir / "readings"
     options = json.dumps(asdict(config), sort_keys=True)
     stage = progress.stage("read", len(book.pages))

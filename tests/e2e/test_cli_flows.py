@@ -1,0 +1,62 @@
+"""CLI flows on real pages: --pages, the narrate word, --reading/--script validation, webtoon through the pipeline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from comic_narrator.cli import main
+from tests.conftest import SAMPLE_PAGE
+
+pytestmark = pytest.mark.slow
+
+
+def test_narrate_word_and_pages_on_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "narrate"  # a folder named like a command word still works through `narrate`
+    folder.mkdir()
+    page = Image.open(SAMPLE_PAGE)
+    page.save(folder / "p1.jpg")
+    page.transpose(Image.Transpose.FLIP_LEFT_RIGHT).save(folder / "p2.jpg")
+    out = tmp_path / "two.mp4"
+    assert main(["narrate", str(folder), "-o", str(out), "--pages", "2", "--vision-only", "-q"]) == 0
+    book = json.loads((tmp_path / "two.mp4.work" / "book.json").read_text())
+    assert [p["source_page_number"] for p in book["pages"]] == [2]
+
+
+def test_edited_reading_with_wrong_page_count_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.mp4"
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "--vision-only", "-q"]) == 0
+    reading = json.loads((tmp_path / "r.mp4.work" / "reading.json").read_text())
+    reading["pages"] = reading["pages"] * 2
+    edited = tmp_path / "edited-reading.json"
+    edited.write_text(json.dumps(reading))
+    capsys.readouterr()
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "--reading", str(edited), "-q"]) != 0
+    err = capsys.readouterr().err
+    assert str(edited) in err and "holds 2 page(s) but the input has 1" in err
+
+
+def test_broken_script_file_names_the_file_and_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"schema_version": 1, "lang": "en", "lines": [{"id": "x", "text": "hi"}]}))
+    code = main([str(SAMPLE_PAGE), "-o", str(tmp_path / "s.mp4"), "--script", str(script), "-q"])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert str(script) in err and "not a valid Script" in err and "lines.0" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_tall_strip_through_the_pipeline_reads_top_to_bottom(tmp_path: Path) -> None:
+    # No free webtoon exists: this strip stacks the sample page three times (992 x 4119 px).
+    page = np.asarray(Image.open(SAMPLE_PAGE).convert("RGB"))
+    strip = tmp_path / "strip.png"
+    Image.fromarray(np.concatenate([page, page, page])).save(strip)
+    out = tmp_path / "strip.mp4"
+    assert main([str(strip), "-o", str(out), "--vision-only", "-q"]) == 0
+    reading = json.loads((tmp_path / "strip.mp4.work" / "reading.json").read_text())
+    assert len(reading["pages"]) >= 3
+    assert {p["reading_direction"] for p in reading["pages"]} == {"ttb"}
