@@ -36,7 +36,7 @@ class RapidOcrEngine:
     """Reads text lines off an RGB page with rapidocr. Call :meth:`open` (or use ``with``) before recognising.
 
     Pages taller (or wider) than ``tile_aspect`` times their short side are cut into overlapping tiles, because
-    rapidocr scales a whole image down to ``max_side_px`` and a 10,000 px strip would become unreadable.
+    detection runs on a copy scaled to ``det_long_side_px`` and a 10,000 px strip would become unreadable.
     """
 
     name = "rapidocr"
@@ -45,13 +45,15 @@ class RapidOcrEngine:
         self,
         *,
         model_dir: Path | None = None,
-        max_side_px: int = 2000,
+        det_long_side_px: int = 1024,
+        min_short_side_px: int = 1000,
         tile_aspect: float = 2.0,
         threads: int = 0,
         min_score: float = 0.5,
     ) -> None:
         self._model_dir = model_dir
-        self.max_side_px = max_side_px
+        self.det_long_side_px = det_long_side_px
+        self.min_short_side_px = min_short_side_px
         self.tile_aspect = tile_aspect
         self.threads = threads
         self.min_score = min_score
@@ -78,7 +80,11 @@ class RapidOcrEngine:
             params: dict[str, Any] = {
                 "Global.log_level": "error",
                 "Global.use_cls": False,
-                "Global.max_side_len": self.max_side_px,
+                # Recognition crops come from the full-resolution tile; only detection runs on a reduced copy
+                # (its cost grows with pixels, and comic lettering stays detectable at ~1,300 px a side).
+                "Global.max_side_len": 100_000,
+                "Det.limit_type": "max",
+                "Det.limit_side_len": self.det_long_side_px,
                 "Global.text_score": self.min_score,
                 "Det.model_path": str(paths[_DET_MODEL]),
                 "Rec.model_path": str(paths[_REC_MODEL]),
@@ -119,10 +125,17 @@ class RapidOcrEngine:
         if height_px < 8 or width_px < 8:
             return []
         bgr = np.ascontiguousarray(cv2.cvtColor(image_rgb[:, :, :3], cv2.COLOR_RGB2BGR), dtype=np.uint8)
+        # Small scans (a 540 px manga page, a 266 px newspaper strip) letter at 6-10 px: the detector misses
+        # most of it. Enlarging them first roughly doubles what is found (measured on the wikipe-tan page).
+        scale = float(np.clip(self.min_short_side_px / min(height_px, width_px), 1.0, 2.5))
+        if scale > 1.0:
+            bgr = np.ascontiguousarray(
+                cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), dtype=np.uint8
+            )
         lines: list[OcrLine] = []
         for x0, y0, tile in _tiles(bgr, self.tile_aspect):
             for line in self._recognize_tile(tile):
-                quad = tuple((px + x0, py + y0) for px, py in line.quad)
+                quad = tuple(((px + x0) / scale, (py + y0) / scale) for px, py in line.quad)
                 lines.append(OcrLine(quad=quad, text=line.text, score=line.score))
         return _drop_tile_duplicates(lines)
 

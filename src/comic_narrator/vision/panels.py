@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.geometry import area_px2, scale_box
+from comic_narrator.vision.frames import FramedBox, frame_rectangles
+from comic_narrator.vision.geometry import area_px2, interval_overlap, iou, overlap_of_smaller, scale_box
 
 Mask = npt.NDArray[np.bool_]
 
@@ -26,11 +27,11 @@ class PanelParams:
     """Smallest panel as a fraction of the page area."""
     min_panel_side_frac: float = 0.06
     """Smallest panel side as a fraction of the page's short side."""
-    gutter_ink_frac: float = 0.02
+    gutter_ink_frac: float = 0.12
     """A row/column inside a blob is a gutter when at most this fraction of it is ink."""
     loose_gutter_ink_frac: float = 0.18
     """Tolerance used to split blobs that are not rectangles (a bubble or figure bridging a gutter)."""
-    frame_line_ink_frac: float = 0.88
+    frame_line_ink_frac: float = 0.92
     """A row/column crossing a blob that is this dark is a shared frame line between two panels."""
 
 
@@ -122,20 +123,68 @@ def detect_panels(
     min_area = params.min_panel_area_frac * h * w
     min_side = params.min_panel_side_frac * min(h, w)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs.astype(np.uint8), connectivity=4)
-    boxes: list[BBox] = []
+    flood: list[BBox] = []
+    loose: list[BBox] = []
     for label in range(1, count):
         x, y, bw, bh, area = (int(v) for v in stats[label])
         if area < min_area or bw < min_side or bh < min_side:
             continue
         component = labels[y : y + bh, x : x + bw] == label
-        for box in _split_blob(component, ink[y : y + bh, x : x + bw], params, min_area, min_side):
-            boxes.append((box[0] + x, box[1] + y, box[2], box[3]))
+        leaves = _Leaves()
+        _cut(component, ink[y : y + bh, x : x + bw], (0, 0, bw, bh), params, min_area, min_side, leaves, 0)
+        flood.extend((b[0] + x, b[1] + y, b[2], b[3]) for b in leaves.panels)
+        loose.extend((b[0] + x, b[1] + y, b[2], b[3]) for b in leaves.loose)
+    flood.extend(_open_panels(flood, loose, min_area))
+    # Ruled-frame rectangles only help on line art (paper showing inside the panels); on painted pages every
+    # straight edge of the art would pass for a frame.
+    paper_inside = float(background.paper_mask[blobs].mean()) if blobs.any() else 0.0
+    boxes = merge_with_cells(flood, frame_rectangles(ink, min_area, min_side)) if paper_inside >= 0.085 else flood
     return [scale_box(b, scale) if scale < 1.0 else b for b in boxes if area_px2(b) > 0]
+
+
+def merge_with_cells(flood: list[BBox], framed: list[FramedBox]) -> list[BBox]:
+    """Reconcile blobs (good on colour art) with ruled frames (good on line art with leaky or shared frames).
+
+    A blob tiled by two or more closed frames is split into them (panels sharing a frame line, or bridged by a
+    balloon); a frame holding a smaller blob replaces it (the frame leaked and only part of the panel was
+    found); a frame that no blob covers is added, even with one broken side (a title lettered over the frame).
+    """
+    closed = [f.box for f in framed if f.weakest_side >= 0.85]
+    final: list[BBox] = []
+    for blob in flood:
+        inner: list[BBox] = []
+        candidates = [c for c in closed if overlap_of_smaller(c, blob) >= 0.8 and area_px2(c) <= 0.9 * area_px2(blob)]
+        for cell in sorted(candidates, key=area_px2, reverse=True):
+            if all(overlap_of_smaller(cell, k) < 0.2 for k in inner):
+                inner.append(cell)
+        if len(inner) >= 2 and sum(area_px2(c) for c in inner) >= 0.8 * area_px2(blob):
+            final.extend(inner)  # panels that share frame lines or are bridged by a balloon
+        else:
+            final.append(blob)
+    for frame in framed:
+        cell = frame.box
+        if cell in final:
+            continue
+        conflicts = [f for f in final if overlap_of_smaller(cell, f) >= 0.3]
+        if not conflicts:
+            final.append(cell)
+            continue
+        superseded = [
+            f
+            for f in conflicts
+            if area_px2(f) < (0.8 if frame.weakest_side >= 0.85 else 0.5) * area_px2(cell)
+            and overlap_of_smaller(cell, f) >= 0.8
+            and not any(iou(f, c) >= 0.7 for c in closed)
+        ]
+        if len(superseded) == len(conflicts):
+            final = [f for f in final if f not in superseded]
+            final.append(cell)
+    return final
 
 
 def _ink_mask(gray: npt.NDArray[np.uint8], background: PageBackground) -> Mask:
     paper_luma = float(np.mean(background.rgb))
-    return np.asarray(gray < min(paper_luma * 0.55, 110), dtype=bool)
+    return np.asarray(gray < min(paper_luma * 0.62, 140), dtype=bool)
 
 
 def _paper_reachable_from_edge(paper: Mask) -> Mask:
@@ -149,11 +198,31 @@ def _paper_reachable_from_edge(paper: Mask) -> Mask:
     return np.asarray(cv2.dilate(reach.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool) & paper)
 
 
-def _split_blob(component: Mask, ink: Mask, params: PanelParams, min_area: float, min_side: float) -> list[BBox]:
-    """One connected blob -> one or more panel boxes (relative to the blob's box)."""
-    out: list[BBox] = []
-    _cut(component, ink, (0, 0, component.shape[1], component.shape[0]), params, min_area, min_side, out, 0)
-    return out
+@dataclass
+class _Leaves:
+    """What the recursive cut of one blob found: panels, and panel-sized pieces that do not look framed."""
+
+    panels: list[BBox] = field(default_factory=list)
+    loose: list[BBox] = field(default_factory=list)
+
+
+def _open_panels(panels: list[BBox], loose: list[BBox], min_area: float) -> list[BBox]:
+    """Unframed pieces that share a row with framed panels are panels whose frame is open (art on paper, a
+    balloon where the top border would be); their box takes the row's height. A piece alone in its band (a
+    title over the first row) stays out."""
+    adopted: list[BBox] = []
+    for x, y, w, h in loose:
+        if w * h < 2 * min_area:
+            continue
+        mates = [p for p in panels if interval_overlap(y, y + h, p[1], p[1] + p[3]) >= 0.6 * min(h, p[3])]
+        if not mates:
+            continue
+        top = min(y, *(p[1] for p in mates))
+        bottom = max(y + h, *(p[1] + p[3] for p in mates))
+        box = (x, top, w, bottom - top)
+        if all(overlap_of_smaller(box, p) < 0.2 for p in panels + adopted):
+            adopted.append(box)
+    return adopted
 
 
 def _cut(
@@ -163,7 +232,7 @@ def _cut(
     params: PanelParams,
     min_area: float,
     min_side: float,
-    out: list[BBox],
+    out: _Leaves,
     depth: int,
 ) -> None:
     x, y, w, h = region
@@ -190,8 +259,9 @@ def _cut(
                     _cut(component, ink, piece, params, min_area, min_side, out, depth + 1)
                 return
     if fill < 0.45 or _edge_coverage(sub) < 0.6:
-        return  # a scatter of ink (a title, a figure over the margin), not a framed or filled panel
-    out.append((x, y, w, h))
+        out.loose.append((x, y, w, h))  # a title, a figure on open paper: not a framed or filled panel
+        return
+    out.panels.append((x, y, w, h))
 
 
 def _edge_coverage(sub: Mask) -> float:
@@ -216,18 +286,22 @@ def _gutter_cuts(sub: Mask, axis: int, tolerance: float, min_side: float) -> lis
 
 
 def _frame_line_cuts(ink: Mask, axis: int, params: PanelParams, min_side: float) -> list[int]:
-    """Centres of narrow, nearly solid ink lines crossing the whole blob: the shared border of two panels."""
-    profile = ink.mean(axis=1 - axis)
+    """Centres of narrow, nearly solid ink lines crossing the whole blob: the shared border of two panels.
+
+    The ink is thickened across the line first, so a hand-ruled line that wobbles by a few pixels still reads
+    as solid; figures and hatching stay well below the threshold because they do not span the whole blob."""
+    kernel = np.ones((5, 1) if axis == 0 else (1, 5), np.uint8)
+    thick = cv2.dilate(ink.astype(np.uint8), kernel) > 0
+    profile = thick.mean(axis=1 - axis)
     solid = profile >= params.frame_line_ink_frac
     cuts: list[int] = []
     n = len(profile)
     for start, end in _runs(solid):
-        width = end - start
-        if width > max(3, n * 0.015):
+        if end - start > max(12, n * 0.03):
             continue  # a wide dark band is art, not a frame line
-        before = profile[max(0, start - 4) : start]
-        after = profile[end : end + 4]
-        if (len(before) and before.min() > 0.6) or (len(after) and after.min() > 0.6):
+        before = profile[max(0, start - 8) : max(0, start - 5)]
+        after = profile[end + 5 : end + 8]
+        if (len(before) and before.min() > 0.75) or (len(after) and after.min() > 0.75):
             continue
         mid = (start + end) // 2
         if mid >= min_side and n - mid >= min_side:
