@@ -19,6 +19,7 @@ Layout = Literal["auto", "manga", "western", "webtoon"]
 Lang = Literal["auto", "en", "ja"]
 TextKind = Literal["speech", "shout", "caption", "sound"]
 PageKind = Literal["story", "cover", "non-story", "blank"]
+Emotion = Literal["neutral", "excited", "angry", "sad", "scared", "whisper", "calm"]
 
 
 class Artifact(BaseModel):
@@ -73,16 +74,27 @@ class TextRegion(Artifact):
     lang: Literal["en", "ja"] = "en"
     vertical: bool = False
     confidence: float = 1.0
+    emotion: Emotion | None = Field(default=None, description="tone read by an LLM reader; None = from lettering")
     speaker_signature: list[float] | None = Field(
         default=None,
         description="local reader: colour histogram of the figure the balloon points at (links speakers across pages)",
     )
 
 
+class Character(Artifact):
+    """A character an LLM reader named on a page, with what casting needs to pick a voice."""
+
+    id: str = Field(description="the id used in TextRegion.speaker")
+    name: str
+    gender: Literal["male", "female", "unknown"] = "unknown"
+    age: Literal["child", "young", "adult", "old", "unknown"] = "unknown"
+    nature: Literal["human", "creature", "machine", "unknown"] = "unknown"
+
+
 class PageReading(Artifact):
     """What was read off one page: panels and texts, both in reading order."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     page: int = Field(description="index of the PageImage")
     width: int
     height: int
@@ -91,12 +103,13 @@ class PageReading(Artifact):
     panels: list[Panel]
     texts: list[TextRegion]
     vision: str = Field(default="local", description="which reader produced it: local | llm:<model>")
+    characters: list[Character] = Field(default_factory=list, description="named by an LLM reader; else empty")
 
 
 class BookReading(Artifact):
     """Exactly what ``comic-narrator read --json`` prints and ``--reading FILE`` accepts."""
 
-    schema_version: int = 1
+    schema_version: int = 2
     source: str
     lang: Literal["en", "ja"]
     pages: list[PageReading]
@@ -129,9 +142,6 @@ class Cast(Artifact):
             if member.character == "narrator":
                 return member
         raise KeyError(character)
-
-
-Emotion = Literal["neutral", "excited", "angry", "sad", "scared", "whisper", "calm"]
 
 
 class ScriptLine(Artifact):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from comic_narrator import __version__
-from comic_narrator.config import IngestConfig, RenderConfig, RunConfig, VisionConfig, VoiceConfig
+from comic_narrator.config import IngestConfig, LlmConfig, RenderConfig, RunConfig, VisionConfig, VoiceConfig
 from comic_narrator.errors import ComicNarratorError
 from comic_narrator.progress import Progress
 
@@ -40,10 +40,13 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--vision",
-        choices=["local"],
+        choices=["local", "llm"],
         default="local",
-        help="page reader: local = OpenCV panels + bundled OCR (no GPU, no network)",
+        help="page reader: local = OpenCV panels + bundled OCR (no GPU, no network); llm = the local reading "
+        "corrected by a multimodal LLM on an OpenAI-compatible server (vLLM), which also names the speakers",
     )
+    parser.add_argument("--llm-url", default=LlmConfig.base_url, help="the LLM server's /v1 base URL")
+    parser.add_argument("--llm-model", help="model name (default: the first one the server lists)")
     parser.add_argument("--work-dir", type=Path, help="where artifacts are kept (default: OUTPUT.work/)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
@@ -66,12 +69,24 @@ def _narrate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-captions", action="store_true", help="do not read caption boxes aloud")
     parser.add_argument("--fps", type=int, default=RenderConfig.fps, choices=[24, 25, 30, 60])
     parser.add_argument("--jobs", type=int, default=0, help="parallel synthesis workers (0 = one per core)")
+    parser.add_argument("--tts-server", help="base URL of a GPU TTS server (default: only the offline voices)")
+    parser.add_argument(
+        "--tts-api",
+        choices=["fish", "openai"],
+        default="fish",
+        help="the TTS server's API: Fish Speech /v1/tts or OpenAI-compatible /v1/audio/speech",
+    )
+    parser.add_argument("--tts-voices", help="comma-separated server voices for casting (default: as listed)")
     parser.add_argument("--version", action="version", version=f"comic-narrator {__version__}")
     return parser
 
 
 def _ingest_config(args: argparse.Namespace) -> IngestConfig:
     return IngestConfig(pdf_dpi=args.dpi, pages=args.pages, max_image_pixels=args.max_pixels, layout=args.layout)
+
+
+def _llm_config(args: argparse.Namespace) -> LlmConfig:
+    return LlmConfig(base_url=args.llm_url, model=args.llm_model)
 
 
 def _vision_config(args: argparse.Namespace) -> VisionConfig:
@@ -99,7 +114,13 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             jobs=args.jobs,
             read_captions=not args.no_captions,
             read_sound_effects=args.read_sfx,
+            tts_server=args.tts_server,
+            tts_server_api=args.tts_api,
+            tts_server_voices=tuple(v.strip() for v in args.tts_voices.split(",") if v.strip())
+            if args.tts_voices
+            else (),
         ),
+        llm=_llm_config(args),
         render=RenderConfig(fps=args.fps),
         vision_only=args.vision_only,
         reading_file=args.reading,
@@ -159,9 +180,7 @@ def narrate_main(argv: Sequence[str]) -> int:
         if config.vision_only:
             print(f"reading written to {result.reading_file}")
         else:
-            print(
-                f"wrote {result.output} ({result.duration_s:.1f} s), {result.subtitles}; work: {result.work_dir}"
-            )
+            print(f"wrote {result.output} ({result.duration_s:.1f} s), {result.subtitles}; work: {result.work_dir}")
         return 0
 
     log_path = _setup_log(config.work_dir if config.output_path.parent.exists() else None)
@@ -176,6 +195,7 @@ def _reader_parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 def read_main(argv: Sequence[str]) -> int:
     from comic_narrator import pipeline
+    from comic_narrator.reading import read_pages
 
     parser = _reader_parser("read", "Read the pages and print what was found (panels, texts, speakers).")
     parser.add_argument("--json", action="store_true", help="print the reading JSON (the stored artifact)")
@@ -185,7 +205,7 @@ def read_main(argv: Sequence[str]) -> int:
     def action() -> int:
         progress = Progress(quiet=args.quiet or args.json)
         book = pipeline.load_or_ingest(args.input, _ingest_config(args), work_dir, progress)
-        reading, failures = pipeline.read_pages(book, _vision_config(args), work_dir, progress)
+        reading, failures = read_pages(book, _vision_config(args), work_dir, progress, _llm_config(args))
         for failure in failures:
             print(f"warning: {failure}", file=sys.stderr)
         if args.json:
@@ -202,6 +222,7 @@ def read_main(argv: Sequence[str]) -> int:
 
 def inspect_main(argv: Sequence[str]) -> int:
     from comic_narrator import pipeline
+    from comic_narrator.reading import load_page_rgb, read_pages
 
     parser = _reader_parser("inspect", "Write overlay PNGs showing the panels and texts that were read.")
     parser.add_argument("-o", "--output", type=Path, help="folder for the PNGs (default: INPUT-NAME.inspect/)")
@@ -217,9 +238,9 @@ def inspect_main(argv: Sequence[str]) -> int:
 
         progress = Progress(quiet=args.quiet)
         book = pipeline.load_or_ingest(args.input, _ingest_config(args), work_dir, progress)
-        reading, _ = pipeline.read_pages(book, _vision_config(args), work_dir, progress)
+        reading, _ = read_pages(book, _vision_config(args), work_dir, progress, _llm_config(args))
         for page, page_reading in zip(book.pages, reading.pages, strict=True):
-            overlay = draw_overlay(pipeline.load_page_rgb(work_dir, page), page_reading)
+            overlay = draw_overlay(load_page_rgb(work_dir, page), page_reading)
             ok, buf = cv2.imencode(".png", cv2.cvtColor(overlay, cv2.COLOR_RGB2BGR))
             target = out_dir / f"page-{page.index + 1:04d}.png"
             if ok:

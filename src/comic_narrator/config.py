@@ -30,14 +30,35 @@ class IngestConfig:
 
 @dataclass(frozen=True)
 class VisionConfig:
-    vision: str = "local"
-    """'local' (OpenCV panels + rapidocr) or 'llm' (an OpenAI-compatible vision server)."""
+    vision: Literal["local", "llm"] = "local"
+    """'local' (OpenCV panels + rapidocr) or 'llm' (local geometry and OCR, then a multimodal LLM served by vLLM
+    corrects the text and names speakers, their gender/age and each line's emotion)."""
     layout: Layout = "auto"
     """Reading direction source: auto (ComicInfo / language / shape), manga (rtl), western (ltr), webtoon (ttb)."""
     lang: Lang = "auto"
     """Book language; auto detects it from the OCR'd script (kana/kanji -> ja)."""
     min_ocr_score: float = 0.5
     """rapidocr lines below this recognition score are dropped."""
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    base_url: str = "http://127.0.0.1:8000/v1"
+    """OpenAI-compatible server (vLLM's `/v1/chat/completions`) for `--vision llm`."""
+    model: str | None = None
+    """Model name sent in requests; None = the first model the server lists at /v1/models."""
+    api_key_env: str = "COMIC_NARRATOR_LLM_API_KEY"
+    """Environment variable holding a bearer token, if the server needs one (never stored in artifacts)."""
+    timeout_s: float = 180.0
+    """Per-request timeout; a page of a multimodal model can take tens of seconds on a busy GPU."""
+    concurrency: int = 4
+    """Pages in flight at once (vLLM batches concurrent requests)."""
+    max_image_side_px: int = 1536
+    """Pages are downscaled so their long side is at most this before they are sent."""
+    max_tokens: int = 2048
+    """Cap on the structured answer per page."""
+    disable_thinking: bool = True
+    """Send chat_template_kwargs enable_thinking=false: reasoning models otherwise return empty content."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +128,7 @@ class RunConfig:
     work_dir: Path
     ingest: IngestConfig = field(default_factory=IngestConfig)
     vision: VisionConfig = field(default_factory=VisionConfig)
+    llm: LlmConfig = field(default_factory=LlmConfig)
     voice: VoiceConfig = field(default_factory=VoiceConfig)
     audio: AudioConfig = field(default_factory=AudioConfig)
     render: RenderConfig = field(default_factory=RenderConfig)

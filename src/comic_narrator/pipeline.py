@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import cv2
-import numpy as np
-
 from comic_narrator import __version__
-from comic_narrator.artifacts import Book, BookReading, Cast, ClipList, PageImage, PageReading, Script
-from comic_narrator.config import IngestConfig, RunConfig, VisionConfig
-from comic_narrator.errors import ArtifactError, ComicNarratorError, InputError
+from comic_narrator.artifacts import Book, BookReading, Cast, ClipList, Script
+from comic_narrator.config import IngestConfig, RunConfig
+from comic_narrator.errors import ArtifactError
 from comic_narrator.ingest.book import ingest_book, input_kind
 from comic_narrator.progress import SILENT, Progress
+from comic_narrator.reading import read_pages
 from comic_narrator.workdir import (
     atomic_write_text,
     file_sha256,
@@ -80,74 +78,6 @@ def load_or_ingest(input_path: Path, config: IngestConfig, work_dir: Path, progr
     write_artifact(book_file, book)
     atomic_write_text(key_file, key)
     return book
-
-
-def load_page_rgb(work_dir: Path, page: PageImage) -> np.ndarray:
-    image = cv2.imread(str(work_dir / page.image_file), cv2.IMREAD_COLOR)
-    if image is None:
-        raise InputError(
-            "stored page image is unreadable; delete the work folder and re-run",
-            path=work_dir / page.image_file,
-        )
-    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
-
-
-def read_pages(
-    book: Book, config: VisionConfig, work_dir: Path, progress: Progress = SILENT
-) -> tuple[BookReading, list[str]]:
-    """Stage 2: read every page (cached per page pixels + vision options). A page whose reading crashes is
-    recorded in failures and shown without narration; engine/server errors stop the run."""
-    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-    from comic_narrator.vision.reader import book_language, read_page
-    from comic_narrator.vision.speakers import link_speakers
-
-    if config.lang == "auto" and book.language_hint in ("en", "ja"):
-        config = replace(config, lang="ja" if book.language_hint == "ja" else "en")  # ComicInfo LanguageISO
-    readings_dir = work_dir / "readings"
-    options = json.dumps(asdict(config), sort_keys=True)
-    stage = progress.stage("read", len(book.pages))
-    readings: list[PageReading] = []
-    failures: list[str] = []
-    with RapidOcrEngine() as ocr:
-        for page in book.pages:
-            key = text_sha256(
-                "reading",
-                str(PageReading.model_fields["schema_version"].default),
-                __version__,
-                page.sha256,
-                options,
-                str(book.manga_hint),
-                ocr.name,
-            )[:20]
-            cached = readings_dir / f"page-{page.index + 1:04d}.{key}.json"
-            if cached.exists():
-                readings.append(read_artifact(cached, PageReading))
-                stage.advance(detail=f"page {page.index + 1} (cached)")
-                continue
-            image = load_page_rgb(work_dir, page)
-            try:
-                reading = read_page(image, page, config=config, manga_hint=book.manga_hint, ocr=ocr)
-            except ComicNarratorError:
-                raise
-            except Exception as exc:  # a reader bug on one odd page must not lose the rest of the book
-                log.exception("reading page %s failed", page.index + 1)
-                failures.append(f"page {page.index + 1} ({page.source}): reading failed: {exc!r}")
-                reading = PageReading(
-                    page=page.index,
-                    width=page.width_px,
-                    height=page.height_px,
-                    reading_direction="ltr",
-                    page_kind="non-story",
-                    panels=[],
-                    texts=[],
-                )
-            else:
-                write_artifact(cached, reading)
-            readings.append(reading)
-            stage.advance(detail=f"page {page.index + 1}: {len(reading.panels)} panels, {len(reading.texts)} texts")
-    linked = link_speakers(readings)
-    lang = config.lang if config.lang != "auto" else book_language(linked)
-    return BookReading(source=book.source, lang=lang, pages=linked), failures
 
 
 def load_reading_file(path: Path, book: Book) -> BookReading:
@@ -233,7 +163,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     if config.reading_file is not None:
         reading = load_reading_file(config.reading_file, book)
     else:
-        reading, result.failures = read_pages(book, config.vision, work, progress)
+        reading, result.failures = read_pages(book, config.vision, work, progress, config.llm)
     write_artifact(work / "reading.json", reading)
     _record_failures(work, result.failures)
     result.reading_file = work / "reading.json"

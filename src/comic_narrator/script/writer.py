@@ -13,7 +13,10 @@ UNKNOWN_SPEAKER = "unknown"
 
 
 def emotion_for(region: TextRegion) -> Emotion:
-    """Tone from the lettering: shouts and exclamations are excited, trailing dots are calm, '?!' angry."""
+    """Tone from an LLM reader when it gave one; else from the lettering: shouts and exclamations are excited,
+    trailing dots calm, '?!' angry."""
+    if region.emotion is not None:
+        return region.emotion
     text = region.text.strip()
     if region.kind == "shout":
         return "angry" if "?!" in text or "!?" in text else "excited"

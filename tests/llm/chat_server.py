@@ -1,0 +1,130 @@
+"""A loopback OpenAI-compatible chat server for tests, following the documented API (models, chat completions
+with response_format json_schema). It answers from what the request carries, so the client's mapping is tested."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import cv2
+import numpy as np
+
+REGION = re.compile(r"^\[(\d+)\] panel (-?\d+), at \((\d+)%, (\d+)%\), (\w+): (['\"])(.*)\6$", re.M)
+
+
+class ChatState:
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.lock = threading.Lock()
+
+
+def _answer(body: dict[str, Any]) -> dict[str, Any]:
+    """Name the speaker by the region's side of the page and sentence-case the OCR text."""
+    text_part = next(p["text"] for p in body["messages"][1]["content"] if p["type"] == "text")
+    texts = []
+    for match in REGION.finditer(text_part):
+        index, x_pct, kind, ocr = int(match.group(1)), int(match.group(3)), match.group(5), match.group(7)
+        speaker = None if kind in ("caption", "sound") else ("Pepper" if x_pct < 50 else "Carrot")
+        texts.append(
+            {
+                "index": index,
+                "text": ocr.capitalize(),
+                "kind": kind,
+                "speaker": speaker,
+                "emotion": "excited" if ocr.endswith("!") else "neutral",
+            }
+        )
+    characters = [
+        {"name": "Pepper", "gender": "female", "age": "young", "nature": "human"},
+        {"name": "Carrot", "gender": "male", "age": "young", "nature": "creature"},
+    ]
+    return {"characters": characters, "texts": texts}
+
+
+def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # quiet test output
+            pass
+
+        def _send(self, code: int, payload: bytes, content_type: str = "application/json") -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:
+            if self.path == "/v1/models":
+                self._send(
+                    200, json.dumps({"object": "list", "data": [{"id": "test-vlm", "object": "model"}]}).encode()
+                )
+            else:
+                self._send(404, b'{"error": "not found"}')
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with state.lock:
+                state.requests.append(body)
+                state.in_flight += 1
+                state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            try:
+                self._reply(body)
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
+
+        def _reply(self, body: dict[str, Any]) -> None:
+            if self.path != "/v1/chat/completions":
+                self._send(404, b'{"error": "not found"}')
+                return
+            if state.mode == "500":
+                self._send(500, b'{"error": {"message": "CUDA out of memory"}}')
+                return
+            if state.mode == "garbage":
+                self._send(200, b"<html>proxy error</html>", "text/html")
+                return
+            assert body["response_format"]["type"] == "json_schema"
+            image_url = next(p for p in body["messages"][1]["content"] if p["type"] == "image_url")["image_url"]["url"]
+            header, data = image_url.split(",", 1)
+            assert header == "data:image/jpeg;base64"
+            image = cv2.imdecode(np.frombuffer(base64.b64decode(data), np.uint8), cv2.IMREAD_COLOR)
+            assert image is not None and max(image.shape[:2]) <= 1536
+            if state.mode == "empty":
+                content = ""
+            elif state.mode == "not-json":
+                content = "Sure! Here is the page: Pepper says hello."
+            else:
+                content = json.dumps(_answer(body))
+            reply = {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "model": body["model"],
+                "choices": [
+                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                ],
+            }
+            self._send(200, json.dumps(reply).encode())
+
+    return Handler
+
+
+@contextmanager
+def chat_server(mode: str = "ok") -> Iterator[tuple[str, ChatState]]:
+    state = ChatState(mode)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
+    finally:
+        server.shutdown()
+        server.server_close()

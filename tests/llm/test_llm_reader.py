@@ -1,0 +1,114 @@
+"""The LLM reader against a loopback OpenAI-compatible server: mapping, caching, bounded concurrency, failures."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from comic_narrator.backends.openai_chat import OpenAIChatClient
+from comic_narrator.cli import main
+from comic_narrator.config import LlmConfig
+from comic_narrator.errors import ServerError
+from comic_narrator.vision.llm_reader import character_id, encode_page
+from tests.conftest import SAMPLE_PAGE
+from tests.llm.chat_server import chat_server
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_character_ids_are_stable_slugs() -> None:
+    assert character_id("Carrot the Cat") == "carrot-the-cat"
+    assert character_id("  Pepper ") == "pepper"
+    assert character_id("ウィキペたん") == "ウィキペたん"
+    assert character_id("???") == "unknown"
+
+
+def test_read_json_with_llm_names_speakers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with chat_server() as (url, state):
+        code = main(
+            ["read", str(SAMPLE_PAGE), "--json", "--vision", "llm", "--llm-url", url, "--work-dir", str(tmp_path / "w")]
+        )
+        assert code == 0, capsys.readouterr().err
+        reading = json.loads(capsys.readouterr().out)
+        page = reading["pages"][0]
+        assert page["vision"] == "llm:test-vlm"
+        assert {c["id"] for c in page["characters"]} == {"pepper", "carrot"}
+        speakers = {t["speaker"] for t in page["texts"] if t["kind"] in ("speech", "shout")}
+        assert speakers <= {"pepper", "carrot"} and speakers
+        assert all(t["speaker"] is None for t in page["texts"] if t["kind"] in ("caption", "sound"))
+        first_request = state.requests[0]
+        assert first_request["model"] == "test-vlm"
+        assert first_request["chat_template_kwargs"] == {"enable_thinking": False}
+        # A second run is answered from the cache: no new request reaches the server.
+        sent = len(state.requests)
+        assert (
+            main(
+                [
+                    "read",
+                    str(SAMPLE_PAGE),
+                    "--json",
+                    "--vision",
+                    "llm",
+                    "--llm-url",
+                    url,
+                    "--work-dir",
+                    str(tmp_path / "w"),
+                ]
+            )
+            == 0
+        )
+        assert len(state.requests) == sent
+
+
+def test_pages_are_sent_concurrently_within_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "book"
+    folder.mkdir()
+    for n in range(4):
+        (folder / f"p{n}.jpg").write_bytes(SAMPLE_PAGE.read_bytes())
+    with chat_server() as (url, state):
+        assert (
+            main(["read", str(folder), "--vision", "llm", "--llm-url", url, "-q", "--work-dir", str(tmp_path / "w")])
+            == 0
+        )
+        assert len(state.requests) == 4
+        assert 1 <= state.max_in_flight <= LlmConfig.concurrency
+
+
+def test_server_down_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    code = main(["read", str(SAMPLE_PAGE), "--vision", "llm", "--llm-url", url, "-q", "--work-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert code != 0
+    assert len(err.splitlines()) == 1
+    assert "cannot reach the LLM server" in err and "gpu up" in err and url in err
+    # the local reading finished before the server was needed and is kept for the next run
+    assert list((tmp_path / "readings").glob("page-0001.*.json"))
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [("500", "HTTP 500"), ("garbage", "not JSON"), ("empty", "empty content"), ("not-json", "content is not JSON")],
+)
+def test_bad_answers_are_clear_errors(mode: str, message: str) -> None:
+    with chat_server(mode) as (url, _state):
+        client = OpenAIChatClient(LlmConfig(base_url=url))
+        messages = [
+            {"role": "system", "content": "x"},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": encode_page(np.full((64, 48, 3), 200, np.uint8), 1536)}},
+                    {"type": "text", "text": "none"},
+                ],
+            },
+        ]
+        with pytest.raises(ServerError, match=message):
+            client.chat_json(messages, {"type": "object"}, "x")
