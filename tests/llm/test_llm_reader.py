@@ -112,3 +112,36 @@ def test_bad_answers_are_clear_errors(mode: str, message: str) -> None:
         ]
         with pytest.raises(ServerError, match=message):
             client.chat_json(messages, {"type": "object"}, "x")
+
+
+def test_llm_character_attributes_reach_casting(tmp_path: Path) -> None:
+    from comic_narrator.artifacts import BookReading
+    from comic_narrator.audio.voicebank import open_voice_bank
+    from comic_narrator.config import VoiceConfig
+    from comic_narrator.script.casting import cast_characters
+
+    with chat_server() as (url, _state):
+        assert (
+            main(
+                [
+                    "narrate",
+                    str(SAMPLE_PAGE),
+                    "-o",
+                    str(tmp_path / "x.mp4"),
+                    "--vision",
+                    "llm",
+                    "--llm-url",
+                    url,
+                    "--vision-only",
+                    "-q",
+                ]
+            )
+            == 0
+        )
+    reading = BookReading.model_validate_json((tmp_path / "x.mp4.work" / "reading.json").read_text())
+    with open_voice_bank(VoiceConfig()) as bank:
+        voices = {v.id: v for v in bank.voices()}
+    cast = cast_characters(reading, list(voices.values()), VoiceConfig(), "en")
+    by_character = {m.character: m for m in cast.members}
+    assert voices[by_character["pepper"].voice].gender == "female"
+    assert voices[by_character["carrot"].voice].gender == "male"

@@ -97,7 +97,18 @@ def characters_in(reading: BookReading) -> list[Character]:
                 counts[region.speaker] += 1
                 first.setdefault(region.speaker, order)
             order += 1
-    chars = [Character(cid, n, first[cid]) for cid, n in counts.items()]
+    # An LLM reader names each character's gender and age; the first page that says something known wins.
+    gender: dict[str, Gender] = {}
+    age: dict[str, Age] = {}
+    for page in reading.pages:
+        for named in page.characters:
+            if named.gender != "unknown":
+                gender.setdefault(named.id, named.gender)
+            if named.age != "unknown":
+                age.setdefault(named.id, named.age)
+    chars = [
+        Character(cid, n, first[cid], gender.get(cid, "unknown"), age.get(cid, "unknown")) for cid, n in counts.items()
+    ]
     return sorted(chars, key=lambda c: (-c.lines, c.first_seen))
 
 
