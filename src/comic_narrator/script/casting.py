@@ -17,6 +17,7 @@ from comic_narrator.errors import ArtifactError
 NARRATOR = "narrator"
 PREFERRED_NARRATORS: dict[str, tuple[str, ...]] = {"en": ("en-joe",), "ja": ("ja-kumo", "ja-alpha")}
 
+SERVER_ENGINES = frozenset({"fish", "openai"})
 Gender = Literal["male", "female", "unknown"]
 Age = Literal["child", "young", "adult", "old", "unknown"]
 
@@ -122,6 +123,10 @@ def pick_narrator(voices: list[VoiceInfo], config: VoiceConfig, lang: Literal["e
         if config.narrator_voice not in by_id:
             raise ArtifactError(f"unknown narrator voice {config.narrator_voice!r}; see `comic-narrator voices`")
         return by_id[config.narrator_voice]
+    # A configured server's narrator wins over the bundled defaults: the user started it to be heard.
+    served = [v for v in voices if v.language == lang and v.narrator and v.engine in SERVER_ENGINES]
+    if served:
+        return served[0]
     for voice_id in PREFERRED_NARRATORS.get(lang, ()):
         if voice_id in by_id:
             return by_id[voice_id]

@@ -1,0 +1,126 @@
+"""The Fish Speech HTTP engine (GPU users): /v1/tts by reference_id or reference audio, /v1/references/*."""
+
+from __future__ import annotations
+
+import base64
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from comic_narrator.audio.tempo import apply_speed_and_pitch
+from comic_narrator.backends.protocols import Delivery, Speech, VoiceInfo
+from comic_narrator.backends.tts_http import TtsHttpClient, server_voice
+from comic_narrator.errors import EngineError, ServerError
+
+ENGINE = "fish"
+START_HINT = "Fish Speech's API server (python -m tools.api_server --listen HOST:PORT ...)"
+SEED = 1234
+"""Sent with every request so a re-run of the same line asks for the same sampling."""
+
+
+@dataclass(frozen=True)
+class ReferenceAudio:
+    """A voice by example: a short recording and its transcript (sent inline with each request)."""
+
+    wav_bytes: bytes
+    text: str
+
+
+class FishSpeechEngine:
+    """Voices are Fish Speech reference ids (from the config, or whatever ``/v1/references/list`` says)."""
+
+    name = ENGINE
+
+    def __init__(
+        self,
+        base_url: str,
+        voice_specs: tuple[str, ...] = (),
+        concurrency: int = 4,
+        timeout_s: float = 120.0,
+        inline_references: dict[str, ReferenceAudio] | None = None,
+    ) -> None:
+        self._client = TtsHttpClient(base_url, START_HINT, concurrency, timeout_s)
+        self._specs = voice_specs
+        self._inline = dict(inline_references or {})
+        self._voices: dict[str, tuple[str, VoiceInfo]] = {}
+        self._lock = threading.Lock()
+        self._opened = False
+        self.concurrency = concurrency
+
+    @property
+    def version(self) -> str:
+        return f"fish-speech@{self._client.base_url};seed={SEED};v1"
+
+    def open(self) -> None:
+        """Check the server is up and learn its voices."""
+        with self._lock:
+            if self._opened:
+                return
+            health = self._client.json("GET", "/v1/health")
+            if not isinstance(health, dict) or str(health.get("status", "ok")).lower() not in ("ok", "healthy"):
+                raise ServerError(f"{self._client.base_url}/v1/health says the server is not ready: {health!r}")
+            specs = list(self._specs) or self.list_references() + sorted(self._inline)
+            if not specs:
+                specs = ["default"]
+            for i, spec in enumerate(specs):
+                name, info = server_voice(ENGINE, spec, narrator=i == 0)
+                self._voices[info.id] = (name, info)
+            self._opened = True
+
+    def close(self) -> None:
+        with self._lock:
+            self._opened = False
+            self._voices = {}
+
+    def voices(self) -> list[VoiceInfo]:
+        self.open()
+        return [info for _, info in self._voices.values()]
+
+    def list_references(self) -> list[str]:
+        answer = self._client.json("GET", "/v1/references/list")
+        ids = answer.get("reference_ids") if isinstance(answer, dict) else None
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise ServerError(f"{self._client.base_url}/v1/references/list answered no reference_ids list")
+        return list(ids)
+
+    def add_reference(self, reference_id: str, reference: ReferenceAudio) -> None:
+        """Register a voice on the server so later requests can name it by ``reference_id``."""
+        payload = {
+            "id": reference_id,
+            "audio": base64.b64encode(reference.wav_bytes).decode("ascii"),
+            "text": reference.text,
+        }
+        answer = self._client.json("POST", "/v1/references/add", payload)
+        if isinstance(answer, dict) and answer.get("success") is False:
+            raise ServerError(f"Fish Speech refused reference {reference_id!r}: {answer.get('message', '')}")
+
+    def delete_reference(self, reference_id: str) -> None:
+        answer = self._client.json("DELETE", "/v1/references/delete", {"reference_id": reference_id})
+        if isinstance(answer, dict) and answer.get("success") is False:
+            raise ServerError(f"Fish Speech could not delete {reference_id!r}: {answer.get('message', '')}")
+
+    def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
+        self.open()
+        entry = self._voices.get(voice_id)
+        if entry is None:
+            raise EngineError(f"the Fish Speech server has no voice {voice_id!r}")
+        name = entry[0]
+        payload: dict[str, Any] = {
+            "text": text,
+            "format": "wav",
+            "temperature": min(max(delivery.temperature, 0.1), 1.0),
+            "top_p": min(max(delivery.top_p, 0.1), 1.0),
+            "seed": SEED,
+            "normalize": True,
+            "streaming": False,
+            "references": [],
+            "reference_id": None,
+        }
+        if name in self._inline:
+            ref = self._inline[name]
+            payload["references"] = [{"audio": base64.b64encode(ref.wav_bytes).decode("ascii"), "text": ref.text}]
+        elif name != "default":
+            payload["reference_id"] = name
+        speech = self._client.speech("/v1/tts", payload)
+        # Fish Speech has no rate or pitch control: apply both here so delivery means the same on every engine.
+        return apply_speed_and_pitch(speech, delivery)

@@ -1,0 +1,159 @@
+"""Fish Speech and OpenAI-compatible engines against real loopback HTTP servers, failure paths included."""
+
+from __future__ import annotations
+
+import io
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from comic_narrator.artifacts import Cast, CastMember, Script, ScriptLine
+from comic_narrator.audio.synthesis import synthesize_script
+from comic_narrator.audio.voice_stats import voice_stats
+from comic_narrator.audio.voicebank import open_voice_bank
+from comic_narrator.backends.fish_speech import FishSpeechEngine, ReferenceAudio
+from comic_narrator.backends.openai_speech import OpenAISpeechEngine
+from comic_narrator.backends.protocols import Delivery
+from comic_narrator.config import VoiceConfig
+from comic_narrator.errors import EngineError, ServerError
+from comic_narrator.progress import SILENT
+from tests.backends.tts_servers import ServerState, closed_port_url, tone_wav, tts_server
+
+
+def test_fish_lists_references_and_speaks() -> None:
+    state = ServerState()
+    with tts_server(state) as url:
+        engine = FishSpeechEngine(url)
+        assert [v.id for v in engine.voices()] == ["fish:hero"]
+        speech = engine.synthesize("Hello there, friend.", "fish:hero", Delivery(temperature=0.6, top_p=0.7))
+    assert speech.sample_rate_hz == 16_000 and speech.duration_s > 0.5
+    request = state.requests[-1]
+    assert request["path"] == "/v1/tts" and request["reference_id"] == "hero"
+    assert request["format"] == "wav" and request["temperature"] == 0.6 and request["top_p"] == 0.7
+    assert isinstance(request["seed"], int)
+
+
+def test_fish_reference_management_and_inline_audio() -> None:
+    state = ServerState()
+    reference = ReferenceAudio(tone_wav("a sample", 200.0), "a sample")
+    with tts_server(state) as url:
+        engine = FishSpeechEngine(
+            url,
+            voice_specs=("hero:en:male:adult", "villain:en:male:old", "guest"),
+            inline_references={"guest": reference},
+        )
+        engine.add_reference("villain", reference)
+        assert engine.list_references() == ["hero", "villain"]
+        by_id = {v.id: v for v in engine.voices()}
+        assert by_id["fish:villain"].age == "old" and by_id["fish:hero"].narrator
+        hero = engine.synthesize("Same words.", "fish:hero", Delivery())
+        villain = engine.synthesize("Same words.", "fish:villain", Delivery())
+        engine.synthesize("Inline voice.", "fish:guest", Delivery())
+        assert state.requests[-1]["references"][0]["text"] == "a sample"
+        engine.delete_reference("villain")
+        assert engine.list_references() == ["hero"]
+        with pytest.raises(ServerError, match="404"):
+            engine.delete_reference("nobody")
+    pitch = voice_stats(hero.samples, 16_000).pitch_distance_semitones(voice_stats(villain.samples, 16_000))
+    assert pitch > 0.5
+
+
+def test_delivery_pitch_and_speed_applied_after_fish() -> None:
+    with tts_server(ServerState()) as url:
+        engine = FishSpeechEngine(url)
+        base = engine.synthesize("A steady line of words.", "fish:hero", Delivery())
+        moved = engine.synthesize("A steady line of words.", "fish:hero", Delivery(speed=1.25, pitch_semitones=4))
+    ratio = voice_stats(moved.samples, 16_000).f0_median_hz / voice_stats(base.samples, 16_000).f0_median_hz
+    assert 1.18 < ratio < 1.36  # four semitones = x1.26
+    assert abs(moved.duration_s - base.duration_s / 1.25) < 0.08 * base.duration_s
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("500", "HTTP 500: CUDA out of memory"),
+        ("garbage", "does not decode"),
+        ("html", "text/html instead of audio"),
+        ("silence", "answered silence"),
+    ],
+)
+def test_fish_failures_are_one_clear_error(mode: str, message: str) -> None:
+    with tts_server(ServerState(mode=mode)) as url:
+        engine = FishSpeechEngine(url)
+        with pytest.raises(ServerError, match=message):
+            engine.synthesize("Hello.", "fish:hero", Delivery())
+
+
+def test_server_down_says_what_to_start() -> None:
+    url = closed_port_url()
+    with pytest.raises(ServerError, match=r"not answering.*start Fish Speech's API server"):
+        FishSpeechEngine(url).voices()
+    with pytest.raises(ServerError, match="start an OpenAI-compatible speech server"):
+        OpenAISpeechEngine(url).synthesize("Hi.", "openai:alloy", Delivery())
+    with pytest.raises(ServerError, match="not answering"), open_voice_bank(VoiceConfig(tts_server=url)) as bank:
+        bank.voices()
+
+
+def test_unknown_reference_is_an_error() -> None:
+    with tts_server(ServerState()) as url:
+        engine = FishSpeechEngine(url, voice_specs=("ghost",))
+        with pytest.raises(ServerError, match="Reference ghost not found"):
+            engine.synthesize("Boo.", "fish:ghost", Delivery())
+        with pytest.raises(EngineError, match="no voice"):
+            engine.synthesize("Boo.", "fish:nobody", Delivery())
+
+
+def test_openai_speech() -> None:
+    state = ServerState()
+    with tts_server(state) as url:
+        engine = OpenAISpeechEngine(url, model="kokoro", voice_specs=("af_sky:en:female:young", "am_adam:en:male"))
+        assert [v.id for v in engine.voices()] == ["openai:af_sky", "openai:am_adam"]
+        speech = engine.synthesize("Good evening.", "openai:am_adam", Delivery(speed=1.2))
+    request = state.requests[-1]
+    assert request == {
+        "path": "/v1/audio/speech",
+        "model": "kokoro",
+        "input": "Good evening.",
+        "voice": "am_adam",
+        "response_format": "wav",
+        "speed": 1.2,
+    }
+    assert speech.duration_s > 0.3
+    with tts_server(ServerState(mode="500")) as url, pytest.raises(ServerError, match="HTTP 500"):
+        OpenAISpeechEngine(url).synthesize("Hi.", "openai:alloy", Delivery())
+
+
+def test_requests_are_bounded() -> None:
+    state = ServerState(mode="slow")
+    with tts_server(state) as url:
+        engine = FishSpeechEngine(url, concurrency=2)
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            list(pool.map(lambda i: engine.synthesize(f"Line {i}.", "fish:hero", Delivery()), range(6)))
+    assert state.max_in_flight == 2
+
+
+def test_script_through_a_server_is_cached(tmp_path: Path) -> None:
+    state = ServerState()
+    script = Script(
+        lang="en",
+        lines=[
+            ScriptLine(id=f"l{i}", page=0, panel=0, speaker="narrator", kind="speech", text=f"Line number {i}.")
+            for i in range(4)
+        ],
+    )
+    cast = Cast(members=[CastMember(character="narrator", voice="fish:hero")])
+    with tts_server(state) as url:
+        config = VoiceConfig(tts_server=url, tts_server_concurrency=3)
+        with open_voice_bank(config) as bank:
+            assert bank.default_narrator("en") == "fish:hero"
+            assert {"fish:hero", "en-joe"} <= {v.id for v in bank.voices()}
+        clips = synthesize_script(script, cast, config, tmp_path / "clips", SILENT)
+        posted = len([r for r in state.requests if r["path"] == "/v1/tts"])
+        again = synthesize_script(script, cast, config, tmp_path / "clips", SILENT)
+    assert posted == 4 and len([r for r in state.requests if r["path"] == "/v1/tts"]) == 4
+    assert again == clips
+    samples, rate = sf.read(io.BytesIO((tmp_path / clips[0].audio_file).read_bytes()), dtype="float32")
+    assert rate == 16_000 and float(np.abs(samples).max()) > 0.05
