@@ -10,7 +10,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from comic_narrator import __version__
-from comic_narrator.config import IngestConfig, LlmConfig, RenderConfig, RunConfig, VisionConfig, VoiceConfig
+from comic_narrator.config import (
+    AudioConfig,
+    IngestConfig,
+    LlmConfig,
+    RenderConfig,
+    RunConfig,
+    VisionConfig,
+    VoiceConfig,
+)
 from comic_narrator.errors import ComicNarratorError
 from comic_narrator.progress import Progress
 
@@ -67,6 +75,9 @@ def _narrate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--speed", type=float, default=1.0, help="global speaking-rate multiplier")
     parser.add_argument("--read-sfx", action="store_true", help="have the narrator speak sound effects too")
     parser.add_argument("--no-captions", action="store_true", help="do not read caption boxes aloud")
+    parser.add_argument(
+        "--no-sound-bed", action="store_true", help="voices only: no sound-word effects, page swishes or room tone"
+    )
     parser.add_argument("--fps", type=int, default=RenderConfig.fps, choices=[24, 25, 30, 60])
     parser.add_argument("--jobs", type=int, default=0, help="parallel synthesis workers (0 = one per core)")
     parser.add_argument("--tts-server", help="base URL of a GPU TTS server (default: only the offline voices)")
@@ -121,6 +132,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             else (),
         ),
         llm=_llm_config(args),
+        audio=AudioConfig(sound_bed=not args.no_sound_bed),
         render=RenderConfig(fps=args.fps),
         vision_only=args.vision_only,
         reading_file=args.reading,

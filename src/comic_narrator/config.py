@@ -96,6 +96,14 @@ class AudioConfig:
     every shot is a whole number of samples as well as of frames."""
     target_lufs: float = -16.0
     """Integrated loudness of the final mix (EBU R128, the usual target for spoken content)."""
+    sound_bed: bool = True
+    """Add synthesised effects for lettered sound words, a swish at page turns, and a faint room tone."""
+    effects_peak_dbfs: float = -12.0
+    """Peak level of a sound-word effect (the voices sit at the loudness target above it)."""
+    page_turn_peak_dbfs: float = -24.0
+    """Peak level of the page-turn swish."""
+    room_tone_peak_dbfs: float = -48.0
+    """Peak level of the room tone under everything."""
     page_hold_s: float = 1.5
     """Length of each page's establishing shot when nothing is said over it."""
     empty_panel_hold_s: float = 1.2

@@ -186,7 +186,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     lap("voice")
     timing = build_timing(reading, script, clips, config.audio, config.render.fps)
     write_artifact(work / "timing.json", timing)
-    track = mix_track(work, timing, clips, config.audio)
+    track = mix_track(work, timing, clips, config.audio, reading)
     write_wav(work / "audio.wav", track, timing.sample_rate_hz)
     srt_path = config.output_path.with_suffix(".srt")
     atomic_write_text(srt_path, build_srt(script, clips, timing))

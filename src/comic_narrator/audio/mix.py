@@ -11,7 +11,8 @@ import pyloudnorm
 import soundfile
 from scipy.signal import resample_poly
 
-from comic_narrator.artifacts import Clip, Timing
+from comic_narrator.artifacts import BookReading, Clip, Timing
+from comic_narrator.audio.soundbed import build_bed
 from comic_narrator.config import AudioConfig
 from comic_narrator.errors import EngineError
 
@@ -35,33 +36,51 @@ def load_clip(work_dir: Path, clip: Clip, sample_rate_hz: int) -> npt.NDArray[np
     return resample(np.asarray(data.mean(axis=1), dtype=np.float32), int(rate), sample_rate_hz)
 
 
+def loudness_gain(track: npt.NDArray[np.float32], sample_rate_hz: int, target_lufs: float) -> float:
+    """Linear gain that brings the track's integrated loudness (EBU R128) to the target; 1.0 for silence."""
+    if len(track) < sample_rate_hz // 2 or float(np.abs(track).max(initial=0.0)) < 1e-6:
+        return 1.0
+    loudness = pyloudnorm.Meter(sample_rate_hz).integrated_loudness(track.astype(np.float64))
+    if not np.isfinite(loudness):
+        return 1.0
+    return float(10 ** ((target_lufs - loudness) / 20))
+
+
+def soft_limit(track: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Soft knee above the ceiling: tanh keeps the waveform continuous instead of flat-topping it."""
+    limited = track.copy()
+    over = np.abs(limited) > PEAK_CEILING
+    if over.any():
+        headroom = 1.0 - PEAK_CEILING
+        excess = (np.abs(limited[over]) - PEAK_CEILING) / headroom
+        limited[over] = np.sign(limited[over]) * (PEAK_CEILING + headroom * np.tanh(excess))
+    return np.asarray(np.clip(limited, -1.0, 1.0), dtype=np.float32)
+
+
 def normalise_loudness(
     track: npt.NDArray[np.float32], sample_rate_hz: int, target_lufs: float
 ) -> npt.NDArray[np.float32]:
     """Scale to the target integrated loudness, then soft-limit peaks above the ceiling."""
-    if len(track) < sample_rate_hz // 2 or float(np.abs(track).max(initial=0.0)) < 1e-6:
-        return track
-    meter = pyloudnorm.Meter(sample_rate_hz)
-    loudness = meter.integrated_loudness(track.astype(np.float64))
-    if not np.isfinite(loudness):
-        return track
-    gained = track * np.float32(10 ** ((target_lufs - loudness) / 20))
-    over = np.abs(gained) > PEAK_CEILING
-    if over.any():
-        # Soft knee above the ceiling: tanh keeps the waveform continuous instead of flat-topping it.
-        headroom = 1.0 - PEAK_CEILING
-        sign = np.sign(gained[over])
-        excess = (np.abs(gained[over]) - PEAK_CEILING) / headroom
-        gained[over] = sign * (PEAK_CEILING + headroom * np.tanh(excess))
-    return np.asarray(np.clip(gained, -1.0, 1.0), dtype=np.float32)
+    return soft_limit(track * np.float32(loudness_gain(track, sample_rate_hz, target_lufs)))
 
 
-def mix_track(work_dir: Path, timing: Timing, clips: list[Clip], config: AudioConfig) -> npt.NDArray[np.float32]:
-    """One mono track, sample-exact to the timeline: len == total frames x rate / fps."""
+def _db(dbfs: float) -> float:
+    return float(10 ** (dbfs / 20))
+
+
+def mix_track(
+    work_dir: Path,
+    timing: Timing,
+    clips: list[Clip],
+    config: AudioConfig,
+    reading: BookReading | None = None,
+) -> npt.NDArray[np.float32]:
+    """One mono track, sample-exact to the timeline (len == total frames x rate / fps): the voices at the
+    loudness target, the sound bed (when a reading is given and the bed is on) at fixed levels beneath."""
     rate = timing.sample_rate_hz
     total_frames = sum(shot.frames for shot in timing.shots)
     total_samples = round(total_frames * rate / timing.fps)
-    track = np.zeros(total_samples, dtype=np.float32)
+    voices = np.zeros(total_samples, dtype=np.float32)
     clip_by_line = {clip.line_id: clip for clip in clips}
     for shot in timing.shots:
         shot_end = round((shot.start_s + shot.duration_s) * rate)
@@ -72,8 +91,18 @@ def mix_track(work_dir: Path, timing: Timing, clips: list[Clip], config: AudioCo
             samples = load_clip(work_dir, clip, rate)
             start = round(start_s * rate)
             end = min(start + len(samples), shot_end, total_samples)
-            track[start:end] += samples[: end - start]
-    return normalise_loudness(track, rate, config.target_lufs)
+            voices[start:end] += samples[: end - start]
+    voices *= np.float32(loudness_gain(voices, rate, config.target_lufs))
+    if reading is not None and config.sound_bed:
+        voices += build_bed(
+            reading,
+            timing,
+            total_samples,
+            effects_peak=_db(config.effects_peak_dbfs),
+            page_turn_peak=_db(config.page_turn_peak_dbfs),
+            room_tone_peak=_db(config.room_tone_peak_dbfs),
+        )
+    return soft_limit(voices)
 
 
 def write_wav(path: Path, samples: npt.NDArray[np.float32], sample_rate_hz: int) -> None:

@@ -1,0 +1,112 @@
+"""Mixing: sample-exact length, the loudness target, and the sound bed placed on the timeline (real voices)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyloudnorm
+import pytest
+
+from comic_narrator.artifacts import BookReading, PageReading, Panel, Script, ScriptLine, TextRegion
+from comic_narrator.audio.mix import mix_track
+from comic_narrator.audio.soundbed import effect_for, synthesise_effect
+from comic_narrator.audio.synthesis import synthesize_script
+from comic_narrator.audio.timeline import build_timing
+from comic_narrator.audio.voicebank import open_voice_bank
+from comic_narrator.config import AudioConfig, VoiceConfig
+from comic_narrator.progress import SILENT
+from comic_narrator.script.casting import cast_characters
+
+
+@pytest.mark.parametrize(
+    ("word", "effect"),
+    [
+        ("BOOM!", "impact"),
+        ("Crash", "impact"),
+        ("BrrOoooOoo!!", "wind"),
+        ("woooosh !", "whoosh"),
+        ("ZZZT", "zap"),
+        ("ドン", "impact"),
+        ("plip", "soft"),
+    ],
+)
+def test_sound_words_map_to_effect_families(word: str, effect: str) -> None:
+    assert effect_for(word) == effect
+
+
+def _centroid_hz(samples: np.ndarray, rate: int) -> float:
+    spectrum = np.abs(np.fft.rfft(samples))
+    freqs = np.fft.rfftfreq(len(samples), 1 / rate)
+    return float((spectrum * freqs).sum() / spectrum.sum())
+
+
+def test_effects_are_deterministic_and_distinct() -> None:
+    rate = 48_000
+    one = synthesise_effect("impact", rate, np.random.default_rng(3))
+    two = synthesise_effect("impact", rate, np.random.default_rng(3))
+    assert np.array_equal(one, two)
+    assert float(np.abs(one).max()) == pytest.approx(1.0, abs=1e-6)
+    whoosh = synthesise_effect("whoosh", rate, np.random.default_rng(3))
+    assert _centroid_hz(one, rate) < 0.5 * _centroid_hz(whoosh, rate), "an impact is darker than a whoosh"
+
+
+@pytest.fixture(scope="module")
+def timeline(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BookReading, Script, list]:
+    work = tmp_path_factory.mktemp("mix")
+    texts = [
+        TextRegion(
+            bbox=(10, 10, 80, 30), kind="speech", text="Hello there, how are you today?", speaker="char1", panel=0
+        ),
+        TextRegion(bbox=(10, 210, 80, 30), kind="sound", text="BOOM!", panel=1),
+    ]
+    page = PageReading(
+        page=0,
+        width=400,
+        height=600,
+        reading_direction="ltr",
+        panels=[Panel(bbox=(0, 0, 400, 200)), Panel(bbox=(0, 200, 400, 200))],
+        texts=texts,
+    )
+    reading = BookReading(source="test", lang="en", pages=[page])
+    script = Script(
+        lang="en",
+        lines=[
+            ScriptLine(
+                id="p001-t01", page=0, panel=0, speaker="char1", kind="speech", text="Hello there, how are you today?"
+            )
+        ],
+    )
+    with open_voice_bank(VoiceConfig()) as bank:
+        voices = bank.voices()
+    cast = cast_characters(reading, voices, VoiceConfig(), "en")
+    clips = synthesize_script(script, cast, VoiceConfig(jobs=1), work / "clips", SILENT)
+    return work, reading, script, clips
+
+
+def test_mix_is_sample_exact_and_at_the_loudness_target(timeline: tuple) -> None:
+    work, reading, script, clips = timeline
+    config = AudioConfig(sound_bed=False)
+    timing = build_timing(reading, script, clips, config, fps=30)
+    track = mix_track(work, timing, clips, config)
+    assert len(track) == sum(s.frames for s in timing.shots) * config.sample_rate_hz // 30
+    loudness = pyloudnorm.Meter(config.sample_rate_hz).integrated_loudness(track.astype(np.float64))
+    assert loudness == pytest.approx(config.target_lufs, abs=1.0)
+    assert float(np.abs(track).max()) <= 1.0
+
+
+def test_sound_bed_puts_the_effect_at_its_panel(timeline: tuple) -> None:
+    work, reading, script, clips = timeline
+    config = AudioConfig()
+    timing = build_timing(reading, script, clips, config, fps=30)
+    with_bed = mix_track(work, timing, clips, config, reading)
+    without = mix_track(work, timing, clips, AudioConfig(sound_bed=False), reading)
+    rate = config.sample_rate_hz
+    boom_shot = next(s for s in timing.shots if s.panel == 1)
+    start = round(boom_shot.start_s * rate)
+    effect = with_bed[start : start + rate // 2] - without[start : start + rate // 2]
+    assert float(np.abs(effect).max()) > 0.1, "the BOOM panel opens with an effect"
+    speech_shot = next(s for s in timing.shots if s.panel == 0)
+    s0 = round(speech_shot.start_s * rate)
+    under_voice = with_bed[s0 : s0 + rate // 2] - without[s0 : s0 + rate // 2]
+    assert float(np.abs(under_voice).max()) < 0.02, "only the faint room tone sits under a panel without effects"
