@@ -47,6 +47,8 @@ class VoiceInfo:
     engine: str
     description: str = ""
     narrator: bool = False
+    nature: Literal["human", "creature", "machine"] = "human"
+    """What the voice suits besides people: a creature (growl) or a machine (monotone); casting matches it."""
 
 
 @dataclass(frozen=True)
