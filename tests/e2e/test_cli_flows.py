@@ -60,3 +60,21 @@ def test_tall_strip_through_the_pipeline_reads_top_to_bottom(tmp_path: Path) -> 
     reading = json.loads((tmp_path / "strip.mp4.work" / "reading.json").read_text())
     assert len(reading["pages"]) >= 3
     assert {p["reading_direction"] for p in reading["pages"]} == {"ttb"}
+
+
+def test_inspect_writes_overlay_pngs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_dir = tmp_path / "overlays"
+    assert main(["inspect", str(SAMPLE_PAGE), "-o", str(out_dir), "-q", "--work-dir", str(tmp_path / "w")]) == 0
+    written = sorted(out_dir.glob("*.png"))
+    assert [p.name for p in written] == ["page-0001.png"]
+    overlay = np.asarray(Image.open(written[0]).convert("RGB"))
+    original = np.asarray(Image.open(SAMPLE_PAGE).convert("RGB"))
+    assert overlay.shape[0] >= original.shape[0] and overlay.shape[1] >= original.shape[1]
+    assert not np.array_equal(overlay[: original.shape[0], : original.shape[1]], original), "boxes are drawn"
+
+
+def test_read_prints_a_human_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["read", str(SAMPLE_PAGE), "-q", "--work-dir", str(tmp_path / "w")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("page 1 [story, ltr]:")
+    assert "panels" in out and "speech" in out
