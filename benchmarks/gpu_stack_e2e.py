@@ -3,6 +3,7 @@
 Scenarios (each prints a transcript into OUT/<name>.txt and keeps the vLLM logs in OUT/logs.tar.gz):
   release  a TTS-like tenant already holds 70 GiB of cached blocks; `up` asks it to release, then boots vLLM
   order    nothing runs; `up` boots vLLM first (waits for /health and the KV line), then starts the tenant
+  timeshare vLLM boots with sleep mode, sleeps (level 1), then the tenant starts; then it is woken and slept again
   retry    a foreign process holds 70 GiB and the preflight is off: vLLM fails its free-memory check, the doctor's
            fix (--gpu-memory-utilization) is applied and the second boot succeeds
 usage: python benchmarks/gpu_stack_e2e.py --model DIR --out DIR [--vllm-site /tmp/vllm-site] [scenario ...]
@@ -85,6 +86,18 @@ def _nvidia_smi(transcript: list[str], when: str) -> None:
     transcript.append(f"# nvidia-smi {when}:\n{out.stdout.rstrip() or '(no compute processes)'}")
 
 
+def _wake_and_sleep(stack_path: Path, transcript: list[str]) -> None:
+    sys.path.insert(0, str(REPO / "src"))
+    from comic_narrator.gpu.stack import Stack
+    from comic_narrator.gpu.stackfile import load_stack
+
+    stack = Stack(load_stack(stack_path), None, transcript.append)
+    transcript.append(f"# wake_llm: {stack.wake_llm():.2f} s")
+    _nvidia_smi(transcript, "after wake (the tenant still holds its memory)")
+    transcript.append(f"# sleep_llm(1): {stack.sleep_llm(1):.2f} s")
+    _nvidia_smi(transcript, "after sleep")
+
+
 def run(name: str, model: Path, site: str, out: Path) -> None:
     work = Path("/tmp") / f"gpu-e2e-{name}"
     work.mkdir(parents=True, exist_ok=True)
@@ -96,8 +109,9 @@ def run(name: str, model: Path, site: str, out: Path) -> None:
         outside = subprocess.Popen(_tenant_cmd(8093, 70, 1), env={**os.environ, **_env(str(REPO / "src"))})
         _wait_health("http://127.0.0.1:8093/health")
         stack = _stack(model, site, work, tts={**tts_spec, "command": _tenant_cmd(8093, 70, 1)}, preflight=True)
-    elif name == "order":
+    elif name in ("order", "timeshare"):
         stack = _stack(model, site, work, tts={**tts_spec, "command": _tenant_cmd(8093, 20, 2)}, preflight=True)
+        stack["mode"] = "coreside" if name == "order" else "timeshare"
     else:
         # A foreign process (not in the stack, no release) holds 70 GiB; the preflight is off so vLLM really fails.
         outside = subprocess.Popen(_tenant_cmd(8094, 70, 0), env={**os.environ, **_env(str(REPO / "src"))})
@@ -110,6 +124,8 @@ def run(name: str, model: Path, site: str, out: Path) -> None:
         if _cli(["up", str(stack_path)], transcript) == 0:
             _cli(["status", str(stack_path)], transcript)
             _nvidia_smi(transcript, "after up")
+            if name == "timeshare":
+                _wake_and_sleep(stack_path, transcript)
         _cli(["down", str(stack_path)], transcript)
     finally:
         if outside is not None:

@@ -79,6 +79,9 @@ class BootReport:
 
 _NUM = r"(-?[\d,]+(?:\.\d+)?)"
 
+FIX_MARGIN_BYTES = 512 * 1024**2
+"""Left free below a lowered utilisation: vLLM's non-torch allocations and the next tenant need some room."""
+
 
 def _f(text: str) -> float:
     return float(text.replace(",", ""))
@@ -141,7 +144,7 @@ def _free_memory(text: str, args: VllmArgs) -> tuple[Diagnosis | None, int | Non
         return None, None, None
     free, total = gib_to_bytes(_f(match.group(2))), gib_to_bytes(_f(match.group(3)))
     wanted = _f(match.group(4))
-    fitting = utilization_within(total, free)
+    fitting = utilization_within(total, free - FIX_MARGIN_BYTES)
     cause = (
         f"other processes hold {_f(match.group(3)) - _f(match.group(2)):.2f} GiB of {match.group(3)} GiB, so "
         f"only {match.group(2)} GiB is free; utilisation {wanted:g} asks for {match.group(5)} GiB of free "

@@ -17,8 +17,14 @@ Fitted: Nemotron-3-Nano (hidden 2688, bf16) at 4096 batched tokens reserved 0.78
 NON_TORCH_BYTES = 100 * MIB
 """NCCL/cuBLAS workspaces that vLLM counts as non-torch memory during profiling."""
 
-CUDA_GRAPH_BYTES = 18 * MIB
-"""Per captured graph: g-graphs.log estimated 0.09 GiB for 5 graphs (PIECEWISE=3, FULL=2)."""
+CUDA_GRAPH_BASE_BYTES = 63 * MIB
+CUDA_GRAPH_BYTES = 6 * MIB
+"""Graph pool = base + per graph. Fitted to vLLM's own estimates on the H200: 0.09 GiB for 5 graphs
+(g-graphs.log, max_num_seqs 2) and 0.64 GiB for 102 graphs (device-run/fail-mamba.log, max_num_seqs 1024)."""
+
+LOGITS_BYTES_PER_SEQ_PER_VOCAB = 12
+"""The sampler's dummy run over max_num_seqs sequences: fp32 logits and two copies (fitted: fail-mamba.log
+reserved 2.36 GiB at 1024 sequences against 0.78 GiB at 2, same 4096 batched tokens)."""
 
 ENCODER_BYTES_PER_PATCH_PER_HIDDEN_ELEMENT = 8
 """Encoder activation per image patch, in units of the vision hidden size x 2 bytes (rough)."""
@@ -39,7 +45,7 @@ def profile_peak_bytes(model: ModelInfo, max_num_batched_tokens: int, max_num_se
     activations = (
         max_num_batched_tokens * model.hidden_size * model.dtype_bytes * ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN_ELEMENT
     )
-    logits = min(max_num_seqs, max_num_batched_tokens) * model.vocab_size * 4 * 2  # fp32 logits + probs
+    logits = min(max_num_seqs, max_num_batched_tokens) * model.vocab_size * LOGITS_BYTES_PER_SEQ_PER_VOCAB
     return activations + logits + NON_TORCH_BYTES
 
 
@@ -65,7 +71,7 @@ def cudagraph_count(max_num_seqs: int, *, hybrid: bool) -> int:
 
 
 def cudagraph_bytes(num_graphs: int) -> int:
-    return num_graphs * CUDA_GRAPH_BYTES
+    return CUDA_GRAPH_BASE_BYTES + num_graphs * CUDA_GRAPH_BYTES if num_graphs else 0
 
 
 def profiled_images(model: ModelInfo, limit_images_per_prompt: int | None, max_num_batched_tokens: int) -> int:
