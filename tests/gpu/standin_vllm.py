@@ -15,11 +15,32 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
 class _Health(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        ok = self.path == "/health"
-        self.send_response(200 if ok else 404)
-        self.send_header("Content-Length", "0")
+    sleeping = False
+
+    def _answer(self, status: int, body: bytes = b"") -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path == "/is_sleeping":
+            self._answer(200, b'{"is_sleeping": %s}' % (b"true" if _Health.sleeping else b"false"))
+        else:
+            self._answer(200 if self.path == "/health" else 404)
+
+    def do_POST(self) -> None:
+        # vLLM's sleep-mode endpoints (served with --enable-sleep-mode and VLLM_SERVER_DEV_MODE=1)
+        if self.path.startswith("/sleep") and "--enable-sleep-mode" in sys.argv:
+            _Health.sleeping = True
+            print(f"sleep {self.path}", flush=True)
+            self._answer(200)
+        elif self.path == "/wake_up" and "--enable-sleep-mode" in sys.argv:
+            _Health.sleeping = False
+            print("wake_up", flush=True)
+            self._answer(200)
+        else:
+            self._answer(404)
 
     def log_message(self, format: str, *args: object) -> None:
         return

@@ -1,0 +1,214 @@
+"""`comic-narrator gpu ...` through comic_narrator.gpu.cli.main, as the top-level CLI calls it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from comic_narrator.gpu.cli import main
+
+from .conftest import CONFIGS, DATA, LOGS, free_port
+
+NEMOTRON_FLAGS = [
+    "--max-num-seqs",
+    "2",
+    "--max-num-batched-tokens",
+    "4096",
+    "--max-model-len",
+    "32768",
+    "--enforce-eager",
+]
+
+
+@pytest.fixture
+def nemotron(tmp_path: Path) -> Path:
+    folder = tmp_path / "nemotron"
+    folder.mkdir()
+    shutil.copy(CONFIGS / "nemotron-3-nano-30b-a3b.config.json", folder / "config.json")
+    return folder
+
+
+def _nvml_present() -> bool:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:
+        return False
+    return True
+
+
+def test_plan_json_has_the_contract_keys(nemotron: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "plan",
+            "--gpu-memory",
+            "139.8GiB",
+            "--model",
+            str(nemotron),
+            "--gpu-memory-utilization",
+            "0.6",
+            *NEMOTRON_FLAGS,
+            "--calibrate",
+            str(LOGS / "b-bt4096.log"),
+            "--json",
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert data["kv_cache_tokens"] == 844_688 and data["kv_cache_gib"] == pytest.approx(24.21, abs=0.01)
+    assert data["fits"] is True and data["max_concurrency"] == 100.9
+    assert data["flags"][:2] == ["--gpu-memory-utilization", "0.60"] and "--enforce-eager" in data["flags"]
+    assert {line["item"] for line in data["budget"]} >= {"weights", "profiling peak", "CUDA graphs", "KV cache"}
+
+
+def test_plan_text_for_the_rtx5090_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "qwen"
+    folder.mkdir()
+    shutil.copy(CONFIGS / "qwen2.5-vl-7b-instruct.config.json", folder / "config.json")
+    code = main(
+        [
+            "plan",
+            "--gpu-memory",
+            "31.36GiB",
+            "--model",
+            str(folder),
+            "--max-model-len",
+            "16384",
+            "--max-num-seqs",
+            "8",
+            "--limit-mm-per-prompt",
+            '{"image": 2}',
+            "--tts-footprint",
+            "1.5GiB",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "fits: utilisation 0.90 (chosen for co-residence)" in out
+    assert "--limit-mm-per-prompt" in out and "--kv-cache-memory-bytes" in out
+    assert "image encoder profiling" in out and "TTS tts" in out
+
+
+def test_plan_exit_code_and_prediction_when_vllm_would_fail(nemotron: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "plan",
+            "--gpu-memory",
+            "139.8GiB",
+            "--model",
+            str(nemotron),
+            "--gpu-memory-utilization",
+            "0.42",
+            *NEMOTRON_FLAGS,
+        ]
+    )
+    assert code == 1
+    assert "vLLM will fail (no-kv-memory): No available memory for the cache blocks" in capsys.readouterr().out
+
+
+def test_plan_by_hand_without_a_model_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    # Llama-3-8B by hand: 32 layers, 8 KV heads of 128; 16.06 GB of bf16 safetensors (the model card's files).
+    code = main(
+        [
+            "plan",
+            "--gpu-memory",
+            "24GiB",
+            "--layers",
+            "32",
+            "--kv-heads",
+            "8",
+            "--head-dim",
+            "128",
+            "--weights",
+            "16.06GB",
+            "--max-model-len",
+            "8192",
+            "--tts-profile",
+            "kokoro",
+            "--json",
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["kv_bytes_per_token"] == 131_072
+    assert data["budget"][1]["basis"] == "given"
+
+
+def test_plan_without_nvml_or_size_says_what_to_give(nemotron: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if _nvml_present():
+        pytest.skip("NVML is present here: the message is for machines without it")
+    assert main(["plan", "--model", str(nemotron)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: NVML is not available") and "--gpu-memory 32GiB" in err
+
+
+def test_plan_needs_a_model(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--gpu-memory", "24GiB"]) == 2
+    assert capsys.readouterr().err.startswith("error: say which model")
+
+
+def test_doctor_text_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", str(LOGS / "b-bt4096.log")]) == 0
+    assert "KV cache tokens         844,688" in capsys.readouterr().out
+    assert main(["doctor", str(LOGS / "c-cotenant-cached.log")]) == 1
+    out = capsys.readouterr().out
+    assert "FAILURE free-memory" in out and "fix:   --gpu-memory-utilization 0.48" in out
+
+
+def test_doctor_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", str(DATA / "device-run" / "fail-mamba.log"), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["failures"][0]["kind"] == "mamba-blocks" and data["failures"][0]["fixes"] == ["--max-num-seqs 434"]
+    assert data["kv_cache_tokens"] == 180_256 and data["ok"] is False
+
+
+def test_doctor_missing_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", str(tmp_path / "none.log")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_up_status_down_through_the_cli_in_a_subprocess(tmp_path: Path) -> None:
+    llm_port, tts_port = free_port(), free_port()
+    standin = str(Path(__file__).with_name("standin_vllm.py"))
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    stack = {
+        "state_dir": str(tmp_path / "state"),
+        "llm": {"command": [sys.executable, standin, "--port", str(llm_port)], "url": f"http://127.0.0.1:{llm_port}"},
+        "tts": {
+            "command": [sys.executable, "-m", "comic_narrator.gpu.tenant", "--port", str(tts_port)],
+            "url": f"http://127.0.0.1:{tts_port}",
+            "env": {"PYTHONPATH": src},
+        },
+    }
+    path = tmp_path / "stack.yaml"
+    path.write_text(yaml.safe_dump(stack))
+
+    def gpu(*args: str) -> subprocess.CompletedProcess[str]:
+        code = "import sys; from comic_narrator.gpu.cli import main; sys.exit(main(sys.argv[1:]))"
+        return subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"},
+        )
+
+    up = gpu("up", str(path), "--gpu-memory", "32GiB")
+    try:
+        assert up.returncode == 0, up.stderr
+        assert "llm: ready after" in up.stderr and up.stdout.strip() == "stack is up"
+        status = gpu("status", str(path), "--gpu-memory", "32GiB", "--json")
+        rows = json.loads(status.stdout)
+        assert status.returncode == 0 and [r["healthy"] for r in rows] == [True, True]
+        assert rows[1]["reported_reserved_bytes"] == 0
+    finally:
+        down = gpu("down", str(path), "--gpu-memory", "32GiB")
+    assert down.returncode == 0 and down.stdout.splitlines()[0].startswith("tts: stopped")
+    assert gpu("status", str(path), "--gpu-memory", "32GiB").returncode == 1

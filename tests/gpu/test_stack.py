@@ -1,0 +1,222 @@
+"""`gpu up | down | status` on the CPU: real subprocesses and real HTTP on 127.0.0.1, NVML absent.
+
+The LLM is tests/gpu/standin_vllm.py (vLLM's log lines and failure wording, /health, sleep endpoints); the TTS is
+the project's reference tenant (comic_narrator.gpu.tenant) speaking the release protocol, with a CPU buffer in
+place of CUDA cached blocks. The same scenarios ran with real vLLM 0.20.0 on an H200: tests/data/gpu/device-run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from comic_narrator.errors import GpuError, ServerError
+from comic_narrator.gpu import release
+from comic_narrator.gpu.accounting import tenant_status
+from comic_narrator.gpu.nvml import GpuProcess, GpuSnapshot
+from comic_narrator.gpu.sizes import GIB, MIB
+from comic_narrator.gpu.stack import Stack, _alive, http_ok
+from comic_narrator.gpu.stackfile import StackFile, TenantSpec, parse_stack
+from comic_narrator.gpu.state import read_state
+
+from .conftest import free_port
+
+STANDIN = str(Path(__file__).with_name("standin_vllm.py"))
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+ENV = (("PYTHONPATH", SRC),)
+
+
+def _llm(port: int, *extra: str, timeout_s: float = 20, retries: int = 2) -> TenantSpec:
+    command = (sys.executable, STANDIN, "--port", str(port), "--host", "127.0.0.1", *extra)
+    return TenantSpec(
+        "llm",
+        "llm",
+        command,
+        f"http://127.0.0.1:{port}",
+        ready_pattern="GPU KV cache size",
+        boot_timeout_s=timeout_s,
+        retries=retries,
+    )
+
+
+def _tts(port: int, cached_gib: float = 0.0) -> TenantSpec:
+    command = (sys.executable, "-m", "comic_narrator.gpu.tenant", "--port", str(port), "--cached-gib", str(cached_gib))
+    return TenantSpec(
+        "tts",
+        "tts",
+        command,
+        f"http://127.0.0.1:{port}",
+        release_path=release.RELEASE_PATH,
+        memory_path=release.MEMORY_PATH,
+        boot_timeout_s=20,
+        env=ENV,
+    )
+
+
+def _stack(tmp_path: Path, llm: TenantSpec, tts: TenantSpec | None, **kw: object) -> StackFile:
+    return StackFile(llm=llm, tts=tts, state_dir=tmp_path / "state", gpu_memory_bytes=32 * GIB, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def said() -> list[str]:
+    return []
+
+
+def test_up_starts_the_llm_first_then_the_tts_and_down_stops_both(tmp_path: Path, said: list[str]) -> None:
+    llm, tts = _llm(free_port(), "--boot-s", "0.5", "--health-before-kv"), _tts(free_port())
+    stack = Stack(_stack(tmp_path, llm, tts), None, said.append, poll_s=0.05)
+    state = stack.up()
+    try:
+        assert [t.name for t in state.tenants] == ["llm", "tts"]
+        # /health answered before the KV line: `up` still waited for the line before starting the TTS.
+        llm_ready = next(i for i, line in enumerate(said) if line.startswith("llm: ready after"))
+        tts_start = next(i for i, line in enumerate(said) if line.startswith("tts: attempt 1"))
+        assert llm_ready < tts_start
+        assert stack.attempts[0].duration_s >= 0.5
+        assert "GPU KV cache size" in Path(state.tenants[0].log_path).read_text()
+        assert read_state(tmp_path / "state") == state
+        statuses = [tenant_status(t, None, _alive(t.pid), http_ok(t.url + t.health_path)) for t in state.tenants]
+        assert all(s.alive and s.healthy for s in statuses)
+        assert statuses[1].reported_reserved_bytes == 0 and statuses[1].gpu_bytes is None  # no NVML here
+    finally:
+        said_down = stack.down(grace_s=10)
+    assert said_down == (f"tts: stopped (pid {state.tenants[1].pid})", f"llm: stopped (pid {state.tenants[0].pid})")
+    assert not any(_alive(t.pid) for t in state.tenants)
+    assert read_state(tmp_path / "state") is None
+    assert stack.down() == ("nothing is up (no state file)",)
+
+
+def test_a_running_tts_is_asked_to_release_before_the_llm_boots(tmp_path: Path, said: list[str]) -> None:
+    tts = _tts(free_port(), cached_gib=0.05)
+    already = subprocess.Popen(list(tts.command), env={**os.environ, "PYTHONPATH": SRC})
+    try:
+        deadline = time.monotonic() + 20
+        while not http_ok(tts.url + "/health") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert release.read_memory(tts.url).reserved_bytes == int(0.05 * GIB)
+        stack = Stack(_stack(tmp_path, _llm(free_port()), tts), None, said.append, poll_s=0.05)
+        state = stack.up()
+        released = next(i for i, line in enumerate(said) if "released 0.05 GiB of cached blocks" in line)
+        llm_start = next(i for i, line in enumerate(said) if line.startswith("llm: attempt 1"))
+        assert released < llm_start
+        assert release.read_memory(tts.url).reserved_bytes == 0
+        assert state.tenants[1].adopted and state.tenants[1].pid == already.pid
+        assert stack.down(grace_s=10)[0] == "tts: adopted at up, left running"
+        assert already.poll() is None  # `down` leaves what it did not start
+    finally:
+        already.terminate()
+        already.wait(timeout=10)
+
+
+def test_a_failed_boot_is_retried_with_the_doctors_fix(tmp_path: Path, said: list[str]) -> None:
+    # The RTX 5090 report: 20.09 of 31.36 GiB free, utilisation 0.9 asks for 28.23 GiB.
+    llm = _llm(free_port(), "--gpu-memory-utilization", "0.9", "--total-gib", "31.36", "--free-gib", "20.09")
+    stack = Stack(_stack(tmp_path, llm, None), None, said.append, poll_s=0.05)
+    try:
+        stack.up()
+        assert [a.outcome for a in stack.attempts] == ["exited with status 1", "ready"]
+        assert stack.attempts[1].command[stack.attempts[1].command.index("--gpu-memory-utilization") + 1] == "0.62"
+        assert any("retrying with --gpu-memory-utilization 0.62" in line for line in said)
+        assert "Free memory on device" in stack.attempts[0].log_path.read_text()
+    finally:
+        stack.down(grace_s=10)
+
+
+def test_a_failure_without_a_fix_stops_with_the_log_path(tmp_path: Path, said: list[str]) -> None:
+    llm = replace(_llm(free_port()), command=(sys.executable, "-c", "print('boom'); raise SystemExit(3)"))
+    stack = Stack(_stack(tmp_path, llm, None), None, said.append, poll_s=0.05)
+    with pytest.raises(ServerError, match=r"llm did not start \(exited with status 3\); see .*llm-1\.log"):
+        stack.up()
+    assert len(stack.attempts) == 1
+
+
+def test_a_boot_that_never_becomes_healthy_times_out_and_is_stopped(tmp_path: Path, said: list[str]) -> None:
+    llm = _llm(free_port(), "--boot-s", "30", timeout_s=1.0, retries=0)
+    stack = Stack(_stack(tmp_path, llm, None), None, said.append, poll_s=0.05)
+    with pytest.raises(ServerError, match="not healthy within 1 s"):
+        stack.up()
+    assert not http_ok(llm.url + "/health")
+
+
+def test_preflight_lowers_the_utilisation_before_the_first_boot(tmp_path: Path, said: list[str]) -> None:
+    # An NVML reading (the figures of the H200 with a co-tenant's 70 GiB of cached blocks, c-cotenant-cached).
+    snapshot = GpuSnapshot(
+        0,
+        "NVIDIA H200",
+        150_109_880_320,
+        int(69.2 * GIB),
+        int(70.6 * GIB),
+        0,
+        (GpuProcess(4242, int(70.6 * GIB), "python3 tts_worker.py"),),
+    )
+    llm = _llm(free_port(), "--gpu-memory-utilization", "0.6")
+    stack = Stack(_stack(tmp_path, llm, None), lambda _index: snapshot, said.append, poll_s=0.05)
+    try:
+        stack.up()
+        first = stack.attempts[0].command
+        assert first[first.index("--gpu-memory-utilization") + 1] == "0.49"
+        assert any("pid    4242   70.60 GiB  not in the stack" in line for line in said)
+    finally:
+        stack.down(grace_s=10)
+
+
+def test_time_share_puts_the_llm_to_sleep_before_the_tts_starts(tmp_path: Path, said: list[str]) -> None:
+    stack_file = _stack(tmp_path, _llm(free_port()), _tts(free_port()), mode="timeshare")
+    stack = Stack(stack_file, None, said.append, poll_s=0.05)
+    state = stack.up()
+    try:
+        command = state.tenants[0].command
+        assert "--enable-sleep-mode" in command
+        asleep = next(i for i, line in enumerate(said) if line.startswith("llm: asleep after"))
+        assert asleep < next(i for i, line in enumerate(said) if line.startswith("tts: attempt 1"))
+        assert "sleep /sleep?level=1" in Path(state.tenants[0].log_path).read_text()
+        assert stack.wake_llm() >= 0
+        assert "wake_up" in Path(state.tenants[0].log_path).read_text()
+    finally:
+        stack.down(grace_s=10)
+
+
+def test_without_nvml_or_a_size_up_says_what_to_give(tmp_path: Path) -> None:
+    def no_nvml(_index: int) -> GpuSnapshot:
+        raise GpuError("NVML is not available (NVML Shared Library Not Found): no NVIDIA driver here")
+
+    stack_file = replace(_stack(tmp_path, _llm(free_port()), None), gpu_memory_bytes=None)
+    with pytest.raises(GpuError, match="or set gpu_memory in the stack file"):
+        Stack(stack_file, no_nvml, print).up()
+
+
+def test_stack_file_binds_vllm_to_loopback_unless_told(tmp_path: Path) -> None:
+    data = {
+        "gpu_memory": "32GiB",
+        "headroom": "1GiB",
+        "llm": {"command": "vllm serve Qwen/Qwen2.5-VL-7B-Instruct --port 8000", "url": "http://127.0.0.1:8000/"},
+        "tts": {"command": ["python", "-m", "tts_server"], "url": "http://127.0.0.1:8093", "footprint": "1.5GiB"},
+    }
+    stack = parse_stack(data, tmp_path)
+    assert stack.llm.command[-2:] == ("--host", "127.0.0.1")
+    assert stack.llm.url == "http://127.0.0.1:8000" and stack.llm.ready_pattern == "GPU KV cache size"
+    assert stack.tts is not None and stack.tts.release_path == "/v1/gpu/release"
+    assert stack.tts.footprint_bytes == int(1.5 * GIB) and stack.headroom_bytes == 1024 * MIB
+    assert stack.state_dir == tmp_path / ".gpu-stack"
+    told = parse_stack({**data, "llm": {**data["llm"], "command": "vllm serve m --host 0.0.0.0"}}, tmp_path)
+    assert told.llm.command[-2:] == ("--host", "0.0.0.0")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"tts": {}}, "an 'llm' section"),
+        ({"llm": {"command": "vllm serve m"}}, "needs command and url"),
+        ({"llm": {"command": "x", "url": "u"}, "mode": "both"}, "use coreside or timeshare"),
+        ({"llm": {"command": "x", "url": "u"}, "gpu_memory": "lots"}, "cannot read the size"),
+    ],
+)
+def test_bad_stack_files_are_clear_errors(tmp_path: Path, data: dict[str, object], message: str) -> None:
+    with pytest.raises(GpuError, match=message):
+        parse_stack(data, tmp_path)
