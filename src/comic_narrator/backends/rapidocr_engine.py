@@ -47,7 +47,7 @@ class RapidOcrEngine:
         model_dir: Path | None = None,
         det_long_side_px: int = 1024,
         min_short_side_px: int = 1000,
-        tile_aspect: float = 2.0,
+        tile_aspect: float = 1.5,
         threads: int = 0,
         min_score: float = 0.5,
     ) -> None:

@@ -8,7 +8,7 @@ import statistics
 from comic_narrator.artifacts import TextKind
 from comic_narrator.vision.bubbles import TextBlock, is_cjk
 
-_WORD_HYPHEN = re.compile(r"[a-z]-$")
+_WORD_HYPHEN = re.compile(r"[A-Za-z]{2}-$")
 _SENTENCE_START = re.compile(r"(^|[.!?…]\s+|[.!?…][\"')\]]\s+)([a-z])")
 _LONE_I = re.compile(r"\bi\b(?=('m|'ll|'ve|'d|\s|[.,!?;:…]|$))")
 _REPEATS = re.compile(r"(.)\1\1")
@@ -21,7 +21,7 @@ def block_text(block: TextBlock) -> str:
         text = re.sub(r"\s+", " ", line.text).strip()
         if not text:
             continue
-        if parts and _WORD_HYPHEN.search(parts[-1]) and text[:1].islower():
+        if parts and _WORD_HYPHEN.search(parts[-1]) and text[:1].isalpha():
             parts[-1] = parts[-1][:-1] + text
             continue
         if parts and (is_cjk(parts[-1][-1:]) or is_cjk(text[:1])):

@@ -24,15 +24,18 @@ def is_blank(gray: npt.NDArray[np.uint8]) -> bool:
 def classify_page(
     panels: list[BBox], blocks: list[TextBlock], width_px: int, height_px: int, full_bleed: bool
 ) -> PageKind:
-    """Cover: one page-sized picture with display lettering and no balloons. Non-story: a page dominated by
-    small loose print (an ad, an editorial, a credits page) with hardly any balloons."""
+    """Cover: one page-sized picture with display lettering and no balloons. Non-story: a page covered in loose
+    print (an ad, an editorial, a credits page) with hardly any of it in balloons."""
     page_area = float(max(width_px * height_px, 1))
     balloons = sum(1 for b in blocks if b.bubble is not None)
     loose_lines = sum(len(b.lines) for b in blocks if b.bubble is None)
     covered = sum(area_px2(p) for p in panels) / page_area
     biggest_letter = max((ln.letter_px for b in blocks for ln in b.lines), default=0.0)
     single_picture = len(panels) <= 1 and (full_bleed or covered >= 0.75)
-    if loose_lines >= 25 and balloons <= 2:
+    balloon_lines = sum(len(b.lines) for b in blocks if b.bubble is not None)
+    text_area = sum(area_px2(b.bbox) for b in blocks) / page_area
+    # An ad or a text page: print everywhere (a quarter of the page and more), little of it in balloons.
+    if len(panels) <= 2 and loose_lines >= 25 and loose_lines >= 3 * balloon_lines and text_area >= 0.25:
         return "non-story"
     if single_picture and balloons <= 1 and biggest_letter >= 0.03 * height_px:
         return "cover"

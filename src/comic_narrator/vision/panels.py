@@ -73,10 +73,13 @@ def estimate_background(image_rgb: npt.NDArray[np.uint8], params: PanelParams) -
             small[:, -ring:].reshape(-1, 3),
         ]
     ).astype(np.int16)
-    # The paper is the brightest common colour of the border (scans add dark scanner edges at the rim).
-    luma = border.mean(axis=1)
-    bright = border[luma >= np.percentile(luma, 40)]
-    paper = np.median(bright, axis=0).astype(np.int16)
+    # The paper is the commonest colour of the rim (coarse bins absorb scan noise; a dark scanner edge or a
+    # panel bleeding off one side stays a minority). Dark paper (black gutters) is found the same way.
+    bins = (border // 32).astype(np.int32)
+    packed = bins[:, 0] * 64 + bins[:, 1] * 8 + bins[:, 2]
+    values, counts = np.unique(packed, return_counts=True)
+    mode = values[int(np.argmax(counts))]
+    paper = np.median(border[packed == mode], axis=0).astype(np.int16)
     diff = np.abs(small.astype(np.int16) - paper).max(axis=2)
     border_diff = np.abs(border - paper).max(axis=1)
     spread = float(np.percentile(border_diff[border_diff < 80], 75)) if np.any(border_diff < 80) else 0.0
@@ -88,8 +91,17 @@ def estimate_background(image_rgb: npt.NDArray[np.uint8], params: PanelParams) -
 
 
 def is_full_bleed(background: PageBackground) -> bool:
-    """Art runs off every edge: no paper colour dominates the page's rim."""
-    return background.border_paper_frac < 0.35
+    """Art runs off every edge: little paper on the rim, and no gutter of paper crossing the whole page
+    (panels that bleed off all four edges still leave their gutters running edge to edge)."""
+    if background.border_paper_frac >= 0.35:
+        return False
+    mask = background.paper_mask
+    h, w = mask.shape
+    inner_rows = mask[round(h * 0.03) : round(h * 0.97)]
+    inner_cols = mask[:, round(w * 0.03) : round(w * 0.97)]
+    through_row = bool(inner_rows.size) and float(inner_rows.mean(axis=1).max()) >= 0.97
+    through_col = bool(inner_cols.size) and float(inner_cols.mean(axis=0).max()) >= 0.97
+    return not (through_row or through_col)
 
 
 def detect_panels(
@@ -120,8 +132,13 @@ def detect_panels(
     blobs = cv2.morphologyEx(
         blobs.astype(np.uint8), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel_px, kernel_px))
     ).astype(bool)
-    min_area = params.min_panel_area_frac * h * w
+    # Sizes are relative to a page-shaped piece of the image, so that a long strip's panels are not held to a
+    # fraction of the whole strip.
+    min_area = params.min_panel_area_frac * min(h, w) * min(max(h, w), 1.5 * min(h, w))
     min_side = params.min_panel_side_frac * min(h, w)
+    # Ruled frames (rectangles, shared frame lines) only help on line art, where paper shows inside the panels;
+    # on painted pages every straight dark edge of the art would pass for a frame.
+    line_art = blobs.any() and float(background.paper_mask[blobs].mean()) >= 0.085
     count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs.astype(np.uint8), connectivity=4)
     flood: list[BBox] = []
     loose: list[BBox] = []
@@ -131,14 +148,12 @@ def detect_panels(
             continue
         component = labels[y : y + bh, x : x + bw] == label
         leaves = _Leaves()
-        _cut(component, ink[y : y + bh, x : x + bw], (0, 0, bw, bh), params, min_area, min_side, leaves, 0)
+        blob_ink = ink[y : y + bh, x : x + bw] if line_art else np.zeros_like(component)
+        _cut(component, blob_ink, (0, 0, bw, bh), params, min_area, min_side, leaves, 0)
         flood.extend((b[0] + x, b[1] + y, b[2], b[3]) for b in leaves.panels)
         loose.extend((b[0] + x, b[1] + y, b[2], b[3]) for b in leaves.loose)
     flood.extend(_open_panels(flood, loose, min_area))
-    # Ruled-frame rectangles only help on line art (paper showing inside the panels); on painted pages every
-    # straight edge of the art would pass for a frame.
-    paper_inside = float(background.paper_mask[blobs].mean()) if blobs.any() else 0.0
-    boxes = merge_with_cells(flood, frame_rectangles(ink, min_area, min_side)) if paper_inside >= 0.085 else flood
+    boxes = merge_with_cells(flood, frame_rectangles(ink, min_area, min_side)) if line_art else flood
     return [scale_box(b, scale) if scale < 1.0 else b for b in boxes if area_px2(b) > 0]
 
 

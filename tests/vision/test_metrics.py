@@ -1,0 +1,42 @@
+"""Evaluation arithmetic: the corpus CER alphabet, edit distance, box matching, order agreement."""
+
+from __future__ import annotations
+
+from comic_narrator.vision.metrics import (
+    best_speaker_mapping,
+    edit_distance,
+    kendall_tau,
+    match_boxes,
+    normalise_letters,
+)
+
+
+def test_cer_alphabet_drops_case_space_and_punctuation() -> None:
+    assert normalise_letters("NO! I'M LEAVING!!") == "noimleaving"
+    assert normalise_letters("係船柱！") == "係船柱"
+    assert normalise_letters("Ｆｕｌｌ１") == "full1"  # NFKC folds full-width forms
+
+
+def test_edit_distance() -> None:
+    assert edit_distance("kitten", "sitting") == 3
+    assert edit_distance("", "abc") == 3
+    assert edit_distance("same", "same") == 0
+
+
+def test_match_boxes_is_one_to_one_at_iou_half() -> None:
+    gt = [(0, 0, 100, 100), (200, 0, 100, 100)]
+    pred = [(5, 5, 100, 100), (0, 0, 300, 100), (210, 0, 90, 100)]
+    assert match_boxes(gt, pred) == {0: 0, 1: 2}
+
+
+def test_kendall_tau() -> None:
+    assert kendall_tau([0, 1, 2, 3]) == 1.0
+    assert kendall_tau([3, 2, 1, 0]) == -1.0
+    assert kendall_tau([1, 0, 2, 3]) == 4 / 6
+
+
+def test_speaker_mapping_is_one_to_one() -> None:
+    pairs = [("char1", "Pepper"), ("char1", "Pepper"), ("char2", "Pepper"), ("char2", "Carrot"), (None, "Carrot")]
+    correct, mapping = best_speaker_mapping(pairs)
+    assert mapping == {"char1": "Pepper", "char2": "Carrot"}
+    assert correct == 3

@@ -1,0 +1,110 @@
+"""Panel detection on synthetic pages drawn with OpenCV (layout logic) and on the bundled real pages."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from comic_narrator.artifacts import BBox
+from comic_narrator.vision.geometry import iou
+from comic_narrator.vision.panels import detect_panels
+from tests.vision.conftest import DATA, load_rgb
+
+Image = npt.NDArray[np.uint8]
+
+
+def _art(rng: np.random.Generator, h: int, w: int) -> Image:
+    """Painted-looking content: smooth colour blobs plus strokes, no flat paper colour."""
+    small = rng.integers(30, 220, size=(max(2, h // 40), max(2, w // 40), 3)).astype(np.uint8)
+    art = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+    for _ in range(8):
+        p1 = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        p2 = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        cv2.line(art, p1, p2, (10, 10, 10), 3)
+    return np.asarray(art, dtype=np.uint8)
+
+
+def _page(
+    boxes: list[BBox], size: tuple[int, int] = (1400, 1000), paper: tuple[int, int, int] = (255, 255, 255)
+) -> Image:
+    rng = np.random.default_rng(7)
+    page = np.full((size[0], size[1], 3), paper, dtype=np.uint8)
+    for x, y, w, h in boxes:
+        page[y : y + h, x : x + w] = _art(rng, h, w)
+        cv2.rectangle(page, (x, y), (x + w - 1, y + h - 1), (0, 0, 0), 4)
+    return page
+
+
+def _assert_same_boxes(found: list[BBox], expected: list[BBox]) -> None:
+    assert len(found) == len(expected), found
+    for box in expected:
+        assert max(iou(box, f) for f in found) >= 0.85, (box, found)
+
+
+def test_grid_with_white_gutters() -> None:
+    boxes = [(40, 40, 440, 400), (520, 40, 440, 400), (40, 480, 920, 380), (40, 900, 280, 460), (360, 900, 600, 460)]
+    _assert_same_boxes(detect_panels(_page(boxes)), boxes)
+
+
+def test_dark_gutters_and_panels_touching_the_page_edge() -> None:
+    boxes = [(0, 0, 480, 690), (510, 0, 490, 690), (0, 720, 1000, 680)]
+    page = _page(boxes, paper=(25, 25, 45))
+    _assert_same_boxes(detect_panels(page), boxes)
+
+
+def test_full_bleed_page_is_one_panel() -> None:
+    rng = np.random.default_rng(3)
+    page = _art(rng, 1400, 1000)
+    assert detect_panels(page) == [(0, 0, 1000, 1400)]
+
+
+def test_line_art_strip_with_shared_frame_lines() -> None:
+    # A newspaper strip: one outer frame, panels separated by a single ruled line, line art on white.
+    page = np.full((300, 1200, 3), 255, dtype=np.uint8)
+    cv2.rectangle(page, (10, 10), (1189, 289), (0, 0, 0), 3)
+    for x in (305, 600, 895):
+        cv2.line(page, (x, 10), (x, 289), (0, 0, 0), 3)
+    for cx in (150, 450, 750, 1040):  # a stick figure and a balloon in each panel
+        cv2.circle(page, (cx, 120), 30, (0, 0, 0), 2)
+        cv2.line(page, (cx, 150), (cx, 250), (0, 0, 0), 2)
+        cv2.ellipse(page, (cx - 60, 50), (50, 25), 0, 0, 360, (0, 0, 0), 2)
+    found = detect_panels(page)
+    expected = [(10, 10, 296, 280), (305, 10, 296, 280), (600, 10, 296, 280), (895, 10, 295, 280)]
+    _assert_same_boxes(found, expected)
+
+
+def test_a_title_over_the_first_row_is_not_a_panel() -> None:
+    boxes = [(40, 240, 440, 500), (520, 240, 440, 500), (40, 780, 920, 580)]
+    page = _page(boxes)
+    cv2.putText(page, "THE TITLE", (120, 170), cv2.FONT_HERSHEY_SIMPLEX, 4.0, (0, 0, 0), 14)
+    _assert_same_boxes(detect_panels(page), boxes)
+
+
+def test_blank_and_tiny_images_have_no_panels() -> None:
+    assert detect_panels(np.full((1400, 1000, 3), 255, dtype=np.uint8)) == []
+    assert detect_panels(np.zeros((8, 8, 3), dtype=np.uint8)) == []
+
+
+@pytest.mark.parametrize("folder", ["peppercarrot-ep17", "wikipe-tan"])
+def test_real_pages_match_ground_truth_panels(folder: str) -> None:
+    gt = json.loads((DATA / folder / "gt.json").read_text(encoding="utf-8"))
+    for page in gt["pages"]:
+        found = detect_panels(load_rgb(DATA / folder / page["image"]))
+        expected = [tuple(p["bbox"]) for p in page["panels"]]
+        assert len(found) == len(expected), (page["image"], found)
+        for box in expected:
+            assert max(iou(box, f) for f in found) >= 0.5, (page["image"], box, found)
+
+
+def test_machine_lettered_page_has_the_same_panels_as_the_original() -> None:
+    # The English title is lettered across a frame on this page; the panels are those of the Japanese page.
+    gt = json.loads((DATA / "wikipe-tan" / "gt.json").read_text(encoding="utf-8"))
+    expected = [tuple(p["bbox"]) for p in gt["pages"][0]["panels"]]
+    found = detect_panels(load_rgb(DATA / "wikipe-tan" / "page1.en-machine.jpg"))
+    assert len(found) == len(expected), found
+    for box in expected:
+        assert max(iou(box, f) for f in found) >= 0.5, (box, found)
