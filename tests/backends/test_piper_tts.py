@@ -60,3 +60,16 @@ def test_speed_and_pitch_delivery(engine: PiperEngine) -> None:
 def test_unknown_voice(engine: PiperEngine) -> None:
     with pytest.raises(EngineError, match="no voice 'nobody'"):
         engine.synthesize(TEXT, "nobody", Delivery())
+
+
+def test_world_voices_move_pitch_and_formants_independently(engine: PiperEngine) -> None:
+    joe = voice_stats(engine.synthesize(TEXT, "en-joe", Delivery()).samples, 22_050)
+    woman = voice_stats(engine.synthesize(TEXT, "en-joe-woman", Delivery()).samples, 22_050)
+    robot = voice_stats(engine.synthesize(TEXT, "en-joe-robot", Delivery()).samples, 22_050)
+    # Pitch up 2x (12 semitones) with a brighter spectrum: a female voice, not a sped-up tape.
+    assert 10.5 < woman.pitch_distance_semitones(joe) < 13.5
+    assert woman.centroid_hz > joe.centroid_hz * 1.1
+    assert woman.timbre_distance(joe) > 1.0
+    # The machine voice is a monotone.
+    assert robot.f0_spread_semitones < 0.5 < joe.f0_spread_semitones
+    assert abs(robot.f0_median_hz - 105) < 6

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from comic_narrator.artifacts import BookReading, PageReading, TextRegion
+from comic_narrator.artifacts import BookReading, Character, PageReading, TextRegion
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ArtifactError
@@ -17,17 +17,21 @@ VOICES = [
     VoiceInfo("en-joe-deep", "en", "male", "old", "piper"),
     VoiceInfo("en-joe-young", "en", "male", "young", "piper"),
     VoiceInfo("en-alpha", "en", "female", "adult", "kokoro"),
+    VoiceInfo("en-joe-girl", "en", "female", "child", "piper"),
+    VoiceInfo("en-joe-robot", "en", "unknown", "adult", "piper", nature="machine"),
     VoiceInfo("ja-kumo", "ja", "male", "adult", "kokoro", narrator=True),
     VoiceInfo("ja-alpha", "ja", "female", "adult", "kokoro"),
 ]
 
 
-def _reading(speakers: list[str | None]) -> BookReading:
+def _reading(speakers: list[str | None], characters: list[Character] | None = None) -> BookReading:
     texts = [
         TextRegion(bbox=(0, 0, 10, 10), kind="caption" if s is None else "speech", text="x", speaker=s, panel=0)
         for s in speakers
     ]
-    page = PageReading(page=0, width=100, height=100, reading_direction="ltr", panels=[], texts=texts)
+    page = PageReading(
+        page=0, width=100, height=100, reading_direction="ltr", panels=[], texts=texts, characters=characters or []
+    )
     return BookReading(source="t", lang="en", pages=[page])
 
 
@@ -91,3 +95,18 @@ def test_bad_cast_file_names_the_file(tmp_path: Path, content: str, message: str
     with pytest.raises(ArtifactError, match=message) as info:
         cast_characters(_reading(["a"]), VOICES, VoiceConfig(cast_file=cast_file), "en")
     assert str(cast_file) in str(info.value)
+
+
+def test_attributes_from_the_reader_pick_matching_voices() -> None:
+    characters = [
+        Character(id="a", name="Ann", gender="female", age="child"),
+        Character(id="b", name="Bolt", nature="machine"),
+        Character(id="c", name="Gramps", gender="male", age="old"),
+    ]
+    reading = _reading(["a", "a", "b", "c", "d", "e", "f"], characters)
+    by = {m.character: m for m in cast_characters(reading, VOICES, VoiceConfig(), "en").members}
+    assert by["a"].voice == "en-joe-girl" and by["a"].age == "child"
+    assert by["b"].voice == "en-joe-robot"
+    assert by["c"].voice == "en-joe-deep"
+    # People of unknown nature never get the machine voice while human voices remain to share.
+    assert all(by[x].voice != "en-joe-robot" for x in ("d", "e", "f"))

@@ -73,9 +73,17 @@ def _mel_filters(n_fft: int) -> FloatArray:
     return filters
 
 
-def _f0_per_frame(x: FloatArray, count: int) -> FloatArray:
+def f0_track(samples: FloatAudio, sample_rate_hz: int, hop_s: float) -> FloatArray:
+    """YIN F0 (Hz, 0 = unvoiced) for frames centred at 0, hop_s, 2 hop_s, ... of ``samples``."""
+    x = _to_analysis_rate(samples, sample_rate_hz)
+    half = int(FRAME_S * ANALYSIS_RATE_HZ) // 2
+    count = int(len(samples) / sample_rate_hz / hop_s) + 1
+    return _f0_per_frame(np.pad(x, (half, 0)), count, hop_s)
+
+
+def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S) -> FloatArray:
     """YIN pitch (de Cheveigne & Kawahara 2002) per hop in 60..400 Hz; 0 where the frame is unvoiced."""
-    size, hop = int(FRAME_S * ANALYSIS_RATE_HZ), int(HOP_S * ANALYSIS_RATE_HZ)
+    size, hop = int(FRAME_S * ANALYSIS_RATE_HZ), int(hop_s * ANALYSIS_RATE_HZ)
     lag_min, lag_max = ANALYSIS_RATE_HZ // 400, ANALYSIS_RATE_HZ // 60
     x = np.pad(x, (0, size + lag_max + hop))
     f0 = np.zeros(count)

