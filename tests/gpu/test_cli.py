@@ -26,12 +26,17 @@ NEMOTRON_FLAGS = [
 ]
 
 
+def _model_dir(tmp_path: Path, name: str) -> Path:
+    """A model folder holding only the published config.json (no weights: the planner estimates them)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copy(CONFIGS / f"{name}.config.json", folder / "config.json")
+    return folder
+
+
 @pytest.fixture
 def nemotron(tmp_path: Path) -> Path:
-    folder = tmp_path / "nemotron"
-    folder.mkdir()
-    shutil.copy(CONFIGS / "nemotron-3-nano-30b-a3b.config.json", folder / "config.json")
-    return folder
+    return _model_dir(tmp_path, "nemotron-3-nano-30b-a3b")
 
 
 def _nvml_present() -> bool:
@@ -69,9 +74,7 @@ def test_plan_json_has_the_contract_keys(nemotron: Path, capsys: pytest.CaptureF
 
 
 def test_plan_text_for_the_rtx5090_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = tmp_path / "qwen"
-    folder.mkdir()
-    shutil.copy(CONFIGS / "qwen2.5-vl-7b-instruct.config.json", folder / "config.json")
+    folder = _model_dir(tmp_path, "qwen2.5-vl-7b-instruct")
     code = main(
         [
             "plan",

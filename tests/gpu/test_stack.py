@@ -213,10 +213,63 @@ def test_stack_file_binds_vllm_to_loopback_unless_told(tmp_path: Path) -> None:
     [
         ({"tts": {}}, "an 'llm' section"),
         ({"llm": {"command": "vllm serve m"}}, "needs command and url"),
-        ({"llm": {"command": "x", "url": "u"}, "mode": "both"}, "use coreside or timeshare"),
+        ({"llm": {"command": "x", "url": "u"}, "mode": "both"}, "use coreside, timeshare or auto"),
         ({"llm": {"command": "x", "url": "u"}, "gpu_memory": "lots"}, "cannot read the size"),
     ],
 )
 def test_bad_stack_files_are_clear_errors(tmp_path: Path, data: dict[str, object], message: str) -> None:
     with pytest.raises(GpuError, match=message):
         parse_stack(data, tmp_path)
+
+
+@pytest.mark.parametrize(("footprint_gib", "timeshare"), [(4.0, True), (1.0, False)])
+def test_auto_mode_time_shares_only_when_the_tts_does_not_fit(
+    tmp_path: Path, said: list[str], footprint_gib: float, timeshare: bool
+) -> None:
+    # 32 GiB card, utilisation 0.9: 28.8 GiB for vLLM + 0.5 GiB context leaves 2.7 GiB; the TTS needs its
+    # footprint + 0.5 GiB context + 0.5 GiB headroom.
+    llm = _llm(free_port(), "--gpu-memory-utilization", "0.9", "--total-gib", "32", "--free-gib", "32")
+    tts = replace(_tts(free_port()), footprint_bytes=int(footprint_gib * GIB))
+    stack = Stack(_stack(tmp_path, llm, tts, mode="auto"), None, said.append, poll_s=0.05)
+    state = stack.up()
+    try:
+        assert state.timeshare is timeshare
+        assert "--enable-sleep-mode" in state.tenants[0].command
+        assert any(
+            line.startswith(f"auto: the TTS needs {footprint_gib + 1:.2f} GiB, 2.70 GiB is free") for line in said
+        )
+        statuses = [tenant_status(t, None, True, http_ok(t.url + t.health_path)) for t in state.tenants]
+        assert statuses[0].asleep is timeshare
+    finally:
+        stack.down(grace_s=10)
+
+
+def test_down_runs_the_stop_command_first(tmp_path: Path, said: list[str]) -> None:
+    marker = tmp_path / "stopped"
+    stop = (sys.executable, "-c", f"open({str(marker)!r}, 'w').write('docker stop vllm')")
+    llm = replace(_llm(free_port()), stop_command=stop)
+    stack = Stack(_stack(tmp_path, llm, None), None, said.append, poll_s=0.05)
+    stack.up()
+    stack.down(grace_s=10)
+    assert marker.read_text() == "docker stop vllm"
+
+
+def test_docker_ports_are_published_on_loopback(tmp_path: Path) -> None:
+    command = "docker run --rm --gpus all -p 8000:8000 --publish=8001:8001 -p 0.0.0.0:9000:9000 vllm/vllm-openai"
+    stack = parse_stack(
+        {"llm": {"command": command, "url": "http://127.0.0.1:8000", "stop": "docker stop v"}}, tmp_path
+    )
+    assert stack.llm.command == (
+        "docker",
+        "run",
+        "--rm",
+        "--gpus",
+        "all",
+        "-p",
+        "127.0.0.1:8000:8000",
+        "--publish=127.0.0.1:8001:8001",
+        "-p",
+        "0.0.0.0:9000:9000",
+        "vllm/vllm-openai",
+    )
+    assert stack.llm.stop_command == ("docker", "stop", "v")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 
 from comic_narrator.errors import ServerError
@@ -23,6 +26,8 @@ class TenantStatus:
     gpu_pids: tuple[int, ...]
     reported_reserved_bytes: int | None
     """The tenant's own allocator figure from the release protocol's memory endpoint."""
+    asleep: bool | None = None
+    """vLLM sleep mode (GET /is_sleeping, served in dev mode only); None when unknown."""
 
 
 def tenant_pids(snap: GpuSnapshot, tenant: TenantState) -> tuple[int, ...]:
@@ -61,4 +66,15 @@ def tenant_status(tenant: TenantState, snap: GpuSnapshot | None, alive: bool, he
             reported = release.read_memory(tenant.url, tenant.memory_path).reserved_bytes
         except ServerError:
             reported = None
-    return TenantStatus(tenant.name, tenant.role, tenant.pid, alive, healthy, gpu, pids, reported)
+    asleep = _is_sleeping(tenant.url) if tenant.role == "llm" and healthy else None
+    return TenantStatus(tenant.name, tenant.role, tenant.pid, alive, healthy, gpu, pids, reported, asleep)
+
+
+def _is_sleeping(url: str) -> bool | None:
+    try:
+        with urllib.request.urlopen(url + "/is_sleeping", timeout=2.0) as response:
+            data = json.loads(response.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    value = data.get("is_sleeping") if isinstance(data, dict) else None
+    return value if isinstance(value, bool) else None

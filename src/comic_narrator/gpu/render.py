@@ -159,6 +159,7 @@ def status_text(statuses: tuple[TenantStatus, ...]) -> str:
     out = [f"{'tenant':<12}{'role':<6}{'pid':>8}  {'state':<10}{'GPU GiB (NVML)':>15}{'own reserved GiB':>18}"]
     for s in statuses:
         state = "healthy" if s.healthy else ("running" if s.alive else "down")
+        state = "asleep" if s.asleep else state
         gpu = format_gib(s.gpu_bytes) if s.gpu_bytes is not None else "n/a"
         own = format_gib(s.reported_reserved_bytes) if s.reported_reserved_bytes is not None else "-"
         out.append(f"{s.name:<12}{s.role:<6}{s.pid:>8}  {state:<10}{gpu:>15}{own:>18}")

@@ -112,24 +112,47 @@ class Stack:
             self._log(f"{llm.name}: already healthy at {llm.url}; adopted")
             tenants.append(self._adopted(llm))
         else:
-            if stack.mode == "timeshare":
+            if stack.mode != "coreside":
                 llm = self._with_sleep_mode(llm)
             llm = self._preflight(llm, snap)
             tenants.append(self._boot(llm))
-            if stack.mode == "timeshare":
-                self._log(f"{llm.name}: time-share: POST /sleep?level=1 (frees weights and KV; ~65 s for 59 GiB)")
-                self._log(f"{llm.name}: asleep after {self.sleep_llm(1):.1f} s; wake it with POST /wake_up")
-        write_state(stack.state_dir, StackState(stack.gpu_index, tuple(tenants)))
+        booted = not tenants[0].adopted
+        timeshare = booted and (stack.mode == "timeshare" or (stack.mode == "auto" and not self._tts_fits(tenants[0])))
+        if timeshare:
+            self._log(f"{llm.name}: time-share: POST /sleep?level=1 (frees weights and KV; ~65 s for 59 GiB)")
+            self._log(f"{llm.name}: asleep after {self.sleep_llm(1):.1f} s; wake it with POST /wake_up")
+        write_state(stack.state_dir, StackState(stack.gpu_index, tuple(tenants), timeshare))
         if stack.tts is not None:
             if tts_running:
                 self._log(f"{stack.tts.name}: already healthy at {stack.tts.url}; adopted (it released first)")
                 tenants.append(self._adopted(stack.tts))
             else:
                 tenants.append(self._boot(stack.tts))
-        state = StackState(stack.gpu_index, tuple(tenants))
+        state = StackState(stack.gpu_index, tuple(tenants), timeshare)
         write_state(stack.state_dir, state)
         self._report("up", self.snapshot(), state.tenants)
         return state
+
+    def _tts_fits(self, llm: TenantState) -> bool:
+        """Mode auto: does the TTS (footprint + CUDA context + headroom) fit beside the booted LLM?"""
+        tts = self.stack.tts
+        if tts is None or tts.footprint_bytes is None:
+            self._log("auto: no TTS footprint in the stack file; co-residing")
+            return True
+        need = tts.footprint_bytes + CUDA_CONTEXT_BYTES + self.stack.headroom_bytes
+        snap = self.snapshot()
+        if snap is not None:
+            free = snap.free_bytes
+        else:
+            assert self.stack.gpu_memory_bytes is not None
+            text = flag_value(llm.command, "--gpu-memory-utilization")
+            utilization = float(text) if text else DEFAULT_GPU_MEMORY_UTILIZATION
+            used = requested_bytes(self.stack.gpu_memory_bytes, utilization) + CUDA_CONTEXT_BYTES
+            free = self.stack.gpu_memory_bytes - used
+        fits = free >= need
+        verdict = "co-residing" if fits else "time-sharing"
+        self._log(f"auto: the TTS needs {format_gib(need)} GiB, {format_gib(free)} GiB is free: {verdict}")
+        return fits
 
     def _adopted(self, spec: TenantSpec) -> TenantState:
         pid = 0
@@ -151,6 +174,7 @@ class Stack:
             True,
             time.time(),
             spec.memory_path,
+            spec.stop_command,
         )
 
     def _release(self, tts: TenantSpec) -> None:
@@ -255,6 +279,7 @@ class Stack:
                     False,
                     time.time(),
                     spec.memory_path,
+                    spec.stop_command,
                 )
                 return state, "ready"
             time.sleep(self._poll_s)
@@ -285,6 +310,8 @@ class Stack:
             if tenant.adopted:
                 said.append(f"{tenant.name}: adopted at up, left running")
                 continue
+            if tenant.stop_command:
+                subprocess.run(tenant.stop_command, check=False, timeout=grace_s + 30, capture_output=True)
             stopped = _stop_group(tenant.pgid, grace_s)
             said.append(f"{tenant.name}: {'stopped' if stopped else 'was not running'} (pid {tenant.pid})")
         clear_state(self.stack.state_dir)

@@ -12,7 +12,7 @@ import yaml
 from comic_narrator.errors import GpuError
 from comic_narrator.gpu.sizes import parse_bytes
 
-Mode = Literal["coreside", "timeshare"]
+Mode = Literal["coreside", "timeshare", "auto"]
 Role = Literal["llm", "tts"]
 
 
@@ -36,7 +36,9 @@ class TenantSpec:
     env: tuple[tuple[str, str], ...] = ()
     cwd: Path | None = None
     footprint_bytes: int | None = None
-    """The tenant's steady GPU footprint, when measured (for the plan)."""
+    """The tenant's steady GPU footprint, when measured (mode auto decides with it)."""
+    stop_command: tuple[str, ...] = ()
+    """Run by `down` before signalling the process group (e.g. `docker stop NAME` for a container)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class StackFile:
     """The GPU's size when NVML is absent (as --gpu-memory)."""
     headroom_bytes: int = 512 * 1024**2
     mode: Mode = "coreside"
+    """coreside: both stay resident; timeshare: the LLM sleeps while the TTS works; auto: time-share only when
+    the TTS (footprint + CUDA context + headroom) does not fit beside the booted LLM."""
     auto_fix: bool = True
     """Apply the preflight's and the doctor's flag fixes instead of stopping."""
     preflight: bool = True
@@ -63,8 +67,22 @@ def _command(value: Any, where: str) -> tuple[str, ...]:
     raise GpuError(f"{where}.command must be a string or a list of strings")
 
 
+def _loopback_publish(command: tuple[str, ...]) -> tuple[str, ...]:
+    """`docker run -p 8000:8000` publishes on every host interface: publish on 127.0.0.1 unless an IP is given."""
+    out = list(command)
+    for index, token in enumerate(out):
+        value_index = index + 1 if token in ("-p", "--publish") else None
+        if value_index is not None and value_index < len(out) and out[value_index].count(":") == 1:
+            out[value_index] = "127.0.0.1:" + out[value_index]
+        elif token.startswith("--publish=") and token.count(":") == 1:
+            out[index] = "--publish=127.0.0.1:" + token.split("=", 1)[1]
+    return tuple(out)
+
+
 def _loopback(role: Role, command: tuple[str, ...]) -> tuple[str, ...]:
     """vLLM binds every interface unless told: bind it to 127.0.0.1 when the command names no --host."""
+    if command and Path(command[0]).name in ("docker", "podman"):
+        return _loopback_publish(command)
     is_vllm = any("vllm" in part for part in command[:4])
     if role == "llm" and is_vllm and not any(p == "--host" or p.startswith("--host=") for p in command):
         return (*command, "--host", "127.0.0.1")
@@ -96,6 +114,7 @@ def _tenant(raw: Any, role: Role, base: Path) -> TenantSpec:
         env=tuple((str(k), str(v)) for k, v in env.items()),
         cwd=(base / str(cwd)) if cwd else None,
         footprint_bytes=parse_bytes(str(footprint)) if footprint is not None else None,
+        stop_command=_command(raw["stop"], f"{role}.stop") if raw.get("stop") else (),
     )
 
 
@@ -104,8 +123,9 @@ def parse_stack(data: Any, base: Path) -> StackFile:
     if not isinstance(data, dict) or "llm" not in data:
         raise GpuError("stack file: expected a mapping with an 'llm' section (and usually a 'tts' one)")
     mode = str(data.get("mode", "coreside"))
-    if mode not in ("coreside", "timeshare"):
-        raise GpuError(f"stack file: mode is {mode!r}; use coreside or timeshare")
+    modes: dict[str, Mode] = {"coreside": "coreside", "timeshare": "timeshare", "auto": "auto"}
+    if mode not in modes:
+        raise GpuError(f"stack file: mode is {mode!r}; use coreside, timeshare or auto")
     memory = data.get("gpu_memory")
     state_dir = Path(str(data.get("state_dir", ".gpu-stack"))).expanduser()
     return StackFile(
@@ -115,7 +135,7 @@ def parse_stack(data: Any, base: Path) -> StackFile:
         gpu_index=int(data.get("gpu", 0)),
         gpu_memory_bytes=parse_bytes(str(memory)) if memory else None,
         headroom_bytes=parse_bytes(str(data.get("headroom", "512MiB"))),
-        mode="timeshare" if mode == "timeshare" else "coreside",
+        mode=modes[mode],
         auto_fix=bool(data.get("auto_fix", True)),
         preflight=bool(data.get("preflight", True)),
     )

@@ -27,12 +27,15 @@ class TenantState:
     """Found already running (not started by this stack): `down` leaves it alone."""
     started_at_s: float
     memory_path: str | None = None
+    stop_command: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class StackState:
     gpu_index: int
     tenants: tuple[TenantState, ...]
+    timeshare: bool = False
+    """The LLM was put to sleep so that the TTS fits (it must be woken for LLM work)."""
 
 
 def write_state(state_dir: Path, state: StackState) -> Path:
@@ -51,8 +54,11 @@ def read_state(state_dir: Path) -> StackState | None:
         return None
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        tenants = tuple(TenantState(**{**t, "command": tuple(t["command"])}) for t in raw["tenants"])
-        return StackState(gpu_index=int(raw["gpu_index"]), tenants=tenants)
+        tenants = tuple(
+            TenantState(**{**t, "command": tuple(t["command"]), "stop_command": tuple(t.get("stop_command", ()))})
+            for t in raw["tenants"]
+        )
+        return StackState(int(raw["gpu_index"]), tenants, bool(raw.get("timeshare", False)))
     except (OSError, KeyError, TypeError, json.JSONDecodeError) as exc:
         raise GpuError(
             f"the stack state file is unreadable ({exc}); remove it after checking no server runs", path=path
