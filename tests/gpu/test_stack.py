@@ -7,6 +7,7 @@ place of CUDA cached blocks. The same scenarios ran with real vLLM 0.20.0 on an 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,13 +20,16 @@ import pytest
 from comic_narrator.errors import GpuError, ServerError
 from comic_narrator.gpu import release
 from comic_narrator.gpu.accounting import tenant_status
+from comic_narrator.gpu.flags import flag_value
+from comic_narrator.gpu.model_info import model_info_from_config
 from comic_narrator.gpu.nvml import GpuProcess, GpuSnapshot
+from comic_narrator.gpu.plan import DeviceMemory, PlanRequest, TtsTenant, VllmFlags, make_plan
 from comic_narrator.gpu.sizes import GIB, MIB
 from comic_narrator.gpu.stack import Stack, _alive, http_ok
-from comic_narrator.gpu.stackfile import StackFile, TenantSpec, parse_stack
+from comic_narrator.gpu.stackfile import StackFile, TenantSpec, load_stack, parse_stack
 from comic_narrator.gpu.state import read_state
 
-from .conftest import free_port
+from .conftest import CONFIGS, free_port
 
 STANDIN = str(Path(__file__).with_name("standin_vllm.py"))
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -273,3 +277,16 @@ def test_docker_ports_are_published_on_loopback(tmp_path: Path) -> None:
         "vllm/vllm-openai",
     )
     assert stack.llm.stop_command == ("docker", "stop", "v")
+
+
+@pytest.mark.parametrize("name", ["stack.yaml", "stack-docker.yaml"])
+def test_example_stack_files_parse_and_fit_the_card_they_are_written_for(name: str) -> None:
+    stack = load_stack(Path(__file__).resolve().parents[2] / "examples" / name)
+    assert stack.tts is not None and stack.tts.footprint_bytes is not None
+    utilization = float(flag_value(stack.llm.command, "--gpu-memory-utilization") or 0)
+    model = model_info_from_config(json.loads((CONFIGS / "qwen2.5-vl-7b-instruct.config.json").read_text()))
+    flags = VllmFlags(utilization, 16384, 8, limit_images_per_prompt=2)
+    tts = TtsTenant("tts", stack.tts.footprint_bytes, "measured")
+    plan = make_plan(PlanRequest(DeviceMemory(int(31.36 * GIB)), model, flags, tts, stack.headroom_bytes))
+    assert plan.fits and plan.boots, plan.lines
+    assert "127.0.0.1" in " ".join(stack.llm.command)

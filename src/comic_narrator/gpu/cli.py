@@ -110,7 +110,7 @@ def _model(args: argparse.Namespace) -> ModelInfo:
 
 def _device(args: argparse.Namespace) -> DeviceMemory:
     if args.gpu_memory is not None:
-        return DeviceMemory(total_bytes=args.gpu_memory, name="given", other_bytes=args.other_memory)
+        return DeviceMemory(total_bytes=args.gpu_memory, name="(size given)", other_bytes=args.other_memory)
     snap = nvml.probe(args.gpu)
     return DeviceMemory(snap.total_bytes, snap.name, snap.free_bytes, args.other_memory)
 

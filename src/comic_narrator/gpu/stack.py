@@ -181,7 +181,11 @@ class Stack:
         if not tts.release_path:
             self._log(f"{tts.name}: running, and has no release endpoint: its cached blocks stay")
             return
-        report = release.request_release(tts.url, tts.release_path)
+        try:
+            report = release.request_release(tts.url, tts.release_path)
+        except ServerError as exc:
+            self._log(f"{tts.name}: release failed ({exc}); its cached blocks stay")
+            return
         self._log(
             f"{tts.name}: released {format_gib(report.released_bytes)} GiB of cached blocks "
             f"(reserved {format_gib(report.reserved_before_bytes)} -> {format_gib(report.reserved_after_bytes)} GiB, "
