@@ -211,6 +211,8 @@ def test_up_status_down_through_the_cli_in_a_subprocess(tmp_path: Path) -> None:
         rows = json.loads(status.stdout)
         assert status.returncode == 0 and [r["healthy"] for r in rows] == [True, True]
         assert rows[1]["reported_reserved_bytes"] == 0
+        bare = gpu("status", str(path))  # no NVML here and no size given: still a status
+        assert bare.returncode == 0 and "healthy" in bare.stdout
     finally:
         down = gpu("down", str(path), "--gpu-memory", "32GiB")
     assert down.returncode == 0 and down.stdout.splitlines()[0].startswith("tts: stopped")

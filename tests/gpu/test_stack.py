@@ -24,6 +24,7 @@ from comic_narrator.gpu.flags import flag_value
 from comic_narrator.gpu.model_info import model_info_from_config
 from comic_narrator.gpu.nvml import GpuProcess, GpuSnapshot
 from comic_narrator.gpu.plan import DeviceMemory, PlanRequest, TtsTenant, VllmFlags, make_plan
+from comic_narrator.gpu.session import Turns, running_stack
 from comic_narrator.gpu.sizes import GIB, MIB
 from comic_narrator.gpu.stack import Stack, _alive, http_ok
 from comic_narrator.gpu.stackfile import StackFile, TenantSpec, load_stack, parse_stack
@@ -290,3 +291,38 @@ def test_example_stack_files_parse_and_fit_the_card_they_are_written_for(name: s
     plan = make_plan(PlanRequest(DeviceMemory(int(31.36 * GIB)), model, flags, tts, stack.headroom_bytes))
     assert plan.fits and plan.boots, plan.lines
     assert "127.0.0.1" in " ".join(stack.llm.command)
+
+
+def test_the_pipeline_sees_the_running_stack_and_takes_turns(tmp_path: Path, said: list[str]) -> None:
+    llm, tts = _llm(free_port()), _tts(free_port(), cached_gib=0.01)
+    stack = Stack(_stack(tmp_path, llm, tts, mode="timeshare"), None, said.append, poll_s=0.05)
+    state = stack.up()
+    try:
+        running = running_stack(tmp_path / "state")
+        assert running.timeshare and running.openai_base_url == llm.url + "/v1" and running.tts_url == tts.url
+        turns = Turns(running)
+        assert turns.llm_asleep() is True
+        with turns.llm():
+            assert turns.llm_asleep() is False
+            assert release.read_memory(tts.url).reserved_bytes == 0  # the TTS released before vLLM woke
+        assert turns.llm_asleep() is True
+        with turns.tts():
+            assert turns.llm_asleep() is True
+        log = Path(state.tenants[0].log_path).read_text()
+        assert log.count("sleep /sleep?level=1") == 2 and log.count("wake_up") == 1
+    finally:
+        stack.down(grace_s=10)
+    with pytest.raises(GpuError, match="no GPU stack is up"):
+        running_stack(tmp_path / "state")
+
+
+def test_a_stack_whose_server_died_is_a_loud_error(tmp_path: Path, said: list[str]) -> None:
+    stack = Stack(_stack(tmp_path, _llm(free_port()), None), None, said.append, poll_s=0.05)
+    state = stack.up()
+    os.killpg(state.tenants[0].pgid, 15)
+    deadline = time.monotonic() + 10
+    while http_ok(state.tenants[0].url + "/health") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with pytest.raises(ServerError, match=r"llm at http://127\.0\.0\.1:\d+ is down .*gpu up"):
+        running_stack(tmp_path / "state")
+    stack.down(grace_s=5)

@@ -184,7 +184,11 @@ def _stack(args: argparse.Namespace) -> int:
     if state is None:
         print("nothing is up (no state file)")
         return 1
-    snap = stack.snapshot()
+    try:
+        snap = stack.snapshot()
+    except GpuError as exc:  # status still reports health and each tenant's own figures without NVML
+        print(f"note: {exc}", file=sys.stderr)
+        snap = None
     statuses = tuple(
         tenant_status(t, snap, t.pid > 0 and _alive(t.pid), http_ok(t.url + t.health_path)) for t in state.tenants
     )
