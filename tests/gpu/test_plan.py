@@ -43,6 +43,7 @@ def _calibration(log: str) -> Calibration:
         report.cudagraph_estimate_bytes,
         report.args.gpu_memory_utilization,
         report.args.max_num_batched_tokens,
+        report.args.max_num_seqs,
     )
 
 
@@ -195,3 +196,15 @@ def test_kv_cache_memory_bytes_replaces_the_derived_pool() -> None:
     plan = make_plan(PlanRequest(H200, _model("nemotron-3-nano-30b-a3b"), flags))
     assert plan.kv_cache_bytes == 10 * GIB
     assert plan.kv_cache_tokens == kv_layout(_model("nemotron-3-nano-30b-a3b")).tokens(10 * GIB)
+
+
+def test_calibration_carries_over_to_graphs_and_1024_sequences() -> None:
+    # Calibrated on an eager boot with 2 sequences; the real boot had CUDA graphs and vLLM's default 1024
+    # sequences (device-run/fail-mamba.log: KV 5.21 GiB, 180,256 tokens, 434 Mamba blocks).
+    flags = VllmFlags(0.48, 32768, None, 4096)
+    plan = make_plan(
+        PlanRequest(H200, _model("nemotron-3-nano-30b-a3b"), flags, calibration=_calibration("b-bt4096.log"))
+    )
+    assert abs(plan.kv_cache_bytes / GIB - 5.21) / 5.21 < 0.02
+    prediction = next(p for p in plan.predictions if p.outcome == "mamba-blocks")
+    assert abs(int(prediction.fixes[0].value or 0) - 434) <= 10

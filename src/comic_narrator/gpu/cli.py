@@ -129,6 +129,7 @@ def _calibration(path: Path) -> Calibration:
         cudagraph_bytes=report.cudagraph_estimate_bytes,
         gpu_memory_utilization=report.args.gpu_memory_utilization or 0.92,
         max_num_batched_tokens=report.args.max_num_batched_tokens,
+        max_num_seqs=report.args.max_num_seqs,
     )
 
 

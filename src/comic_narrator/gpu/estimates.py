@@ -45,8 +45,12 @@ def profile_peak_bytes(model: ModelInfo, max_num_batched_tokens: int, max_num_se
     activations = (
         max_num_batched_tokens * model.hidden_size * model.dtype_bytes * ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN_ELEMENT
     )
-    logits = min(max_num_seqs, max_num_batched_tokens) * model.vocab_size * LOGITS_BYTES_PER_SEQ_PER_VOCAB
-    return activations + logits + NON_TORCH_BYTES
+    return activations + sampler_bytes(model, max_num_seqs, max_num_batched_tokens) + NON_TORCH_BYTES
+
+
+def sampler_bytes(model: ModelInfo, max_num_seqs: int, max_num_batched_tokens: int) -> int:
+    """The sampler's dummy run: logits over the vocabulary for every sequence of a full batch."""
+    return min(max_num_seqs, max_num_batched_tokens) * model.vocab_size * LOGITS_BYTES_PER_SEQ_PER_VOCAB
 
 
 def rescale_profile_peak(measured_bytes: int, measured_batched: int, batched: int) -> int:

@@ -74,6 +74,7 @@ class Calibration:
     cudagraph_bytes: int | None = None
     gpu_memory_utilization: float | None = None
     max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,11 @@ def _profile_peak(request: PlanRequest, batched: int, seqs: int, weights_bytes: 
             - cal.kv_cache_bytes
             - (cal.cudagraph_bytes or 0)
         )
-        scaled = estimates.rescale_profile_peak(measured, cal.max_num_batched_tokens or batched, batched)
+        # The sampler's part follows max_num_seqs, the activations follow the batched tokens.
+        cal_batched = cal.max_num_batched_tokens or batched
+        cal_sampler = estimates.sampler_bytes(request.model, cal.max_num_seqs or seqs, cal_batched)
+        scaled = estimates.rescale_profile_peak(measured - cal_sampler, cal_batched, batched)
+        scaled += estimates.sampler_bytes(request.model, seqs, batched)
         return BudgetLine(
             "profiling peak", scaled, "calibrated", f"activations + non-torch at {batched} batched tokens"
         )
