@@ -157,3 +157,17 @@ def test_script_through_a_server_is_cached(tmp_path: Path) -> None:
     assert again == clips
     samples, rate = sf.read(io.BytesIO((tmp_path / clips[0].audio_file).read_bytes()), dtype="float32")
     assert rate == 16_000 and float(np.abs(samples).max()) > 0.05
+
+
+def test_a_failing_server_fails_the_stage_loudly(tmp_path: Path) -> None:
+    script = Script(
+        lang="en",
+        lines=[
+            ScriptLine(id=f"l{i}", page=0, panel=0, speaker="narrator", kind="speech", text=f"Line {i}.")
+            for i in range(3)
+        ],
+    )
+    cast = Cast(members=[CastMember(character="narrator", voice="fish:hero")])
+    with tts_server(ServerState(mode="500")) as url, pytest.raises(ServerError, match="HTTP 500"):
+        synthesize_script(script, cast, VoiceConfig(tts_server=url), tmp_path / "clips", SILENT)
+    assert not list((tmp_path / "clips").glob("*"))

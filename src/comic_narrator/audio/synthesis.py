@@ -17,7 +17,7 @@ from comic_narrator.audio.normalize import normalize_for_speech
 from comic_narrator.audio.voicebank import VoiceBank, open_voice_bank
 from comic_narrator.backends.protocols import Delivery, Speech
 from comic_narrator.config import VoiceConfig
-from comic_narrator.errors import EngineError
+from comic_narrator.errors import ComicNarratorError, EngineError
 from comic_narrator.progress import Progress
 from comic_narrator.script.delivery import delivery_for
 
@@ -99,7 +99,7 @@ def _voice_line(job: LineJob, bank: VoiceBank, work_dir: Path) -> Clip:
     if job.text:
         try:
             speech = bank.synthesize(job.text, job.voice, job.delivery)
-        except EngineError:
+        except ComicNarratorError:
             raise
         except Exception as exc:  # an engine bug must name the line it failed on
             raise EngineError(f"line {job.line.id}: voice {job.voice} failed: {exc}") from exc
@@ -133,8 +133,14 @@ def synthesize_with_bank(
     else:
         # onnxruntime releases the GIL, so threads share one loaded model per engine and still use every core.
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tts") as pool:
-            for future in [pool.submit(run, i) for i in range(len(jobs))]:
-                future.result()
+            futures = [pool.submit(run, i) for i in range(len(jobs))]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:
+                # The first failure ends the stage: lines not started yet are dropped, finished WAVs stay cached.
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     stage.finish()
     return [clip for clip in results if clip is not None]
 

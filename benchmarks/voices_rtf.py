@@ -1,0 +1,64 @@
+"""Offline real-time factor of every bundled voice: CPU seconds per second of audio, one thread, one core.
+
+usage: python benchmarks/voices_rtf.py [--repeat N] [VOICE ...]
+Targets (issue 4): <= 0.1 for English voices, <= 0.4 for Japanese voices. CPU time (not wall time) is measured so
+other work on the machine does not count; the load average is printed beside the figures for context.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from comic_narrator.audio.voicebank import VoiceBank
+from comic_narrator.backends.protocols import Delivery
+from comic_narrator.config import VoiceConfig
+
+TEXTS = {
+    "en": [
+        "The storm rolled over the hills, and nobody in the village slept that night.",
+        "Wait! Don't open that door, the whole tower is going to come down on us.",
+        "In the morning, the river had changed its course, and the old bridge stood over dry stones.",
+    ],
+    "ja": [
+        "嵐が丘を越えていき、その夜は村の誰も眠れなかった。",
+        "待って！その扉を開けないで、塔が崩れてしまう。",
+        "朝になると、川の流れが変わり、古い橋は乾いた石の上に立っていた。",
+    ],
+}
+TARGET_RTF = {"en": 0.1, "ja": 0.4}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2, help="timed passes over the texts (after one warm-up)")
+    parser.add_argument("voices", nargs="*", help="voice ids (default: all bundled voices)")
+    args = parser.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    with VoiceBank(VoiceConfig()) as bank:
+        infos = [v for v in bank.voices() if not args.voices or v.id in args.voices]
+        print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; CPU seconds / audio seconds")
+        print(f"{'voice':<18} {'lang':<4} {'engine':<7} {'audio_s':>8} {'cpu_s':>7} {'RTF':>6}  target")
+        for info in infos:
+            texts = TEXTS[info.language]
+            bank.synthesize(texts[0], info.id, Delivery())  # warm-up: model load, first-call allocations
+            cpu_s = audio_s = 0.0
+            for _ in range(args.repeat):
+                for text in texts:
+                    start = time.process_time()
+                    speech = bank.synthesize(text, info.id, Delivery())
+                    cpu_s += time.process_time() - start
+                    audio_s += speech.duration_s
+            rtf = cpu_s / audio_s
+            target = TARGET_RTF[info.language]
+            verdict = "ok" if rtf <= target else "OVER"
+            print(
+                f"{info.id:<18} {info.language:<4} {info.engine:<7} {audio_s:8.1f} {cpu_s:7.2f} {rtf:6.3f}  "
+                f"<= {target} {verdict}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
