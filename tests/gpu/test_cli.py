@@ -187,7 +187,7 @@ def test_up_status_down_through_the_cli_in_a_subprocess(tmp_path: Path) -> None:
         "tts": {
             "command": [sys.executable, "-m", "comic_narrator.gpu.tenant", "--port", str(tts_port)],
             "url": f"http://127.0.0.1:{tts_port}",
-            "env": {"PYTHONPATH": src},
+            "env": {"PYTHONPATH": src, "CUDA_VISIBLE_DEVICES": ""},
         },
     }
     path = tmp_path / "stack.yaml"

@@ -23,7 +23,8 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 def test_the_tenant_server_reports_and_releases_its_cache(port: int) -> None:
     cmd = [sys.executable, "-m", "comic_narrator.gpu.tenant", "--port", str(port), "--cached-gib", "0.03"]
-    proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": SRC}, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "PYTHONPATH": SRC, "CUDA_VISIBLE_DEVICES": ""}  # the CPU backend, also beside a GPU
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20
@@ -46,7 +47,8 @@ def test_the_tenant_server_reports_and_releases_its_cache(port: int) -> None:
         proc.wait(timeout=10)
 
 
-def test_sigusr1_releases_for_tenants_without_http() -> None:
+def test_sigusr1_releases_for_tenants_without_http(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(release, "_torch_cuda", lambda: None)  # the CPU backend, also on a machine with a GPU
     release.hold_cpu_cache(8 * MIB)
     previous = signal.getsignal(signal.SIGUSR1)
     try:

@@ -34,7 +34,8 @@ from .conftest import CONFIGS, free_port
 
 STANDIN = str(Path(__file__).with_name("standin_vllm.py"))
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-ENV = (("PYTHONPATH", SRC),)
+ENV = (("PYTHONPATH", SRC), ("CUDA_VISIBLE_DEVICES", ""))
+"""The tenant keeps its stand-in cache in CPU memory here, also on a machine with a GPU (exact byte counts)."""
 
 
 def _llm(port: int, *extra: str, timeout_s: float = 20, retries: int = 2) -> TenantSpec:
@@ -99,7 +100,7 @@ def test_up_starts_the_llm_first_then_the_tts_and_down_stops_both(tmp_path: Path
 
 def test_a_running_tts_is_asked_to_release_before_the_llm_boots(tmp_path: Path, said: list[str]) -> None:
     tts = _tts(free_port(), cached_gib=0.05)
-    already = subprocess.Popen(list(tts.command), env={**os.environ, "PYTHONPATH": SRC})
+    already = subprocess.Popen(list(tts.command), env={**os.environ, **dict(ENV)})
     try:
         deadline = time.monotonic() + 20
         while not http_ok(tts.url + "/health") and time.monotonic() < deadline:
