@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,8 +11,10 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
-from comic_narrator.artifacts import PageImage
+from comic_narrator.artifacts import PageImage, PageReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import VisionConfig
+from comic_narrator.vision.reader import read_page
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vision"
 
@@ -22,8 +25,28 @@ def ocr() -> Iterator[RapidOcrEngine]:
         yield engine
 
 
+@functools.cache
+def _decoded(path: Path) -> npt.NDArray[np.uint8]:
+    image = np.asarray(Image.open(path).convert("RGB"))
+    image.setflags(write=False)
+    return image
+
+
 def load_rgb(path: Path) -> npt.NDArray[np.uint8]:
-    return np.asarray(Image.open(path).convert("RGB"))
+    return _decoded(path).copy()
+
+
+@functools.cache
+def _cached_reading(path: Path, config: VisionConfig, manga_hint: bool | None, ocr: RapidOcrEngine) -> PageReading:
+    image = load_rgb(path)
+    return read_page(image, page_for(image), config=config, manga_hint=manga_hint, ocr=ocr)
+
+
+def read_bundled(
+    ocr: RapidOcrEngine, path: Path, config: VisionConfig | None = None, manga_hint: bool | None = None
+) -> PageReading:
+    """The reading of a bundled page, read once per test session (readings are immutable artifacts)."""
+    return _cached_reading(path, config or VisionConfig(), manga_hint, ocr)
 
 
 def page_for(image: npt.NDArray[np.uint8], index: int = 0, segment: int = 0) -> PageImage:

@@ -14,7 +14,7 @@ from comic_narrator.vision.metrics import edit_distance, normalise_letters
 from comic_narrator.vision.overlay import draw_overlay
 from comic_narrator.vision.reader import book_language, read_page
 from comic_narrator.vision.speakers import link_speakers
-from tests.vision.conftest import DATA, load_rgb, page_for
+from tests.vision.conftest import DATA, load_rgb, page_for, read_bundled
 
 AUTO = VisionConfig()
 
@@ -26,8 +26,7 @@ def _cer(predicted: list[str], expected: list[str]) -> float:
 
 def test_pepper_page_reads_panels_texts_and_order(ocr: RapidOcrEngine) -> None:
     gt = json.loads((DATA / "peppercarrot-ep17" / "gt.json").read_text(encoding="utf-8"))["pages"][0]
-    image = load_rgb(DATA / "peppercarrot-ep17" / gt["image"])
-    reading = read_page(image, page_for(image), config=AUTO, manga_hint=None, ocr=ocr)
+    reading = read_bundled(ocr, DATA / "peppercarrot-ep17" / gt["image"])
     assert reading.reading_direction == "ltr"
     assert reading.page_kind == "story"
     expected_panels = [tuple(p["bbox"]) for p in gt["panels"]]
@@ -52,8 +51,7 @@ def test_pepper_page_reads_panels_texts_and_order(ocr: RapidOcrEngine) -> None:
 
 def test_japanese_manga_page_reads_right_to_left(ocr: RapidOcrEngine) -> None:
     gt = json.loads((DATA / "wikipe-tan" / "gt.json").read_text(encoding="utf-8"))["pages"][0]
-    image = load_rgb(DATA / "wikipe-tan" / gt["image"])
-    reading = read_page(image, page_for(image), config=AUTO, manga_hint=None, ocr=ocr)
+    reading = read_bundled(ocr, DATA / "wikipe-tan" / gt["image"])
     assert reading.reading_direction == "rtl"  # from the kana/kanji, with no ComicInfo hint
     assert [iou(p.bbox, tuple(g["bbox"])) >= 0.5 for p, g in zip(reading.panels, gt["panels"], strict=True)] == [
         True
@@ -69,14 +67,14 @@ def test_japanese_manga_page_reads_right_to_left(ocr: RapidOcrEngine) -> None:
 
 
 def test_layout_option_and_manga_hint_override_the_language(ocr: RapidOcrEngine) -> None:
-    image = load_rgb(DATA / "wikipe-tan" / "page1.en-machine.jpg")
-    western = read_page(image, page_for(image), config=AUTO, manga_hint=None, ocr=ocr)
+    path = DATA / "wikipe-tan" / "page1.en-machine.jpg"
+    western = read_bundled(ocr, path)
     assert western.reading_direction == "ltr"
-    hinted = read_page(image, page_for(image), config=AUTO, manga_hint=True, ocr=ocr)
+    hinted = read_bundled(ocr, path, manga_hint=True)
     assert hinted.reading_direction == "rtl"
     # Read right to left, the right-hand panel of the first row comes first.
     assert hinted.panels[0].bbox[0] > hinted.panels[1].bbox[0]
-    forced = read_page(image, page_for(image), config=VisionConfig(layout="webtoon"), manga_hint=True, ocr=ocr)
+    forced = read_bundled(ocr, path, VisionConfig(layout="webtoon"), manga_hint=True)
     assert forced.reading_direction == "ttb"
 
 
@@ -131,7 +129,7 @@ def test_tall_webtoon_strip_built_from_real_panels(ocr: RapidOcrEngine) -> None:
 def test_overlay_draws_without_touching_the_input(ocr: RapidOcrEngine) -> None:
     image = load_rgb(DATA / "peppercarrot-ep17" / "page1.jpg")
     before = image.copy()
-    reading = read_page(image, page_for(image), config=AUTO, manga_hint=None, ocr=ocr)
+    reading = read_bundled(ocr, DATA / "peppercarrot-ep17" / "page1.jpg")
     overlay = draw_overlay(image, reading)
     assert overlay.shape == image.shape
     assert np.array_equal(image, before)
@@ -140,17 +138,13 @@ def test_overlay_draws_without_touching_the_input(ocr: RapidOcrEngine) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_forced_language_is_kept(ocr: RapidOcrEngine, lang: str) -> None:
-    image = load_rgb(DATA / "wikipe-tan" / "page1.ja.jpg")
     config = VisionConfig(lang=lang)  # type: ignore[arg-type]
-    reading = read_page(image, page_for(image), config=config, manga_hint=None, ocr=ocr)
+    reading = read_bundled(ocr, DATA / "wikipe-tan" / "page1.ja.jpg", config)
     assert {t.lang for t in reading.texts} <= {lang}
 
 
 def test_speakers_are_linked_across_pages(ocr: RapidOcrEngine) -> None:
-    readings = []
-    for index, name in enumerate(["page1.jpg", "page4.jpg"]):
-        image = load_rgb(DATA / "peppercarrot-ep17" / name)
-        readings.append(read_page(image, page_for(image, index), config=AUTO, manga_hint=None, ocr=ocr))
+    readings = [read_bundled(ocr, DATA / "peppercarrot-ep17" / name) for name in ("page1.jpg", "page4.jpg")]
     linked = link_speakers(readings)
     ids = [t.speaker for r in linked for t in r.texts if t.speaker is not None]
     assert ids and all(i.startswith("char") for i in ids)
