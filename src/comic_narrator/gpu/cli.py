@@ -44,40 +44,51 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="comic-narrator gpu", description="Share one GPU between vLLM and a TTS.")
     sub = parser.add_subparsers(dest="command", required=True)
     plan = sub.add_parser("plan", help="budget the GPU and print the vLLM flags that realise it")
-    plan.add_argument("--gpu-memory", type=_size, help="GPU size (e.g. 32GiB) instead of asking NVML")
-    plan.add_argument("--gpu", type=int, default=0, help="NVML index of the GPU")
-    plan.add_argument("--model", type=Path, help="model folder: config.json (+ safetensors headers)")
-    plan.add_argument("--weights", type=_size, help="weight bytes, overriding the checkpoint/estimate")
+    plan.add_argument("--gpu-memory", type=_size, metavar="SIZE", help="GPU size (e.g. 32GiB) instead of asking NVML")
+    plan.add_argument("--gpu", type=int, default=0, metavar="N", help="NVML index of the GPU")
+    plan.add_argument("--model", type=Path, metavar="DIR", help="model folder: config.json (+ safetensors headers)")
+    plan.add_argument("--weights", type=_size, metavar="SIZE", help="weight bytes, overriding the checkpoint/estimate")
     by_hand = plan.add_argument_group("a model given by hand (without --model)")
-    by_hand.add_argument("--layers", type=int, help="attention layers")
-    by_hand.add_argument("--kv-heads", type=int)
-    by_hand.add_argument("--head-dim", type=int)
-    by_hand.add_argument("--hidden-size", type=int, default=4096)
-    by_hand.add_argument("--vocab-size", type=int, default=128_000)
+    by_hand.add_argument("--layers", type=int, metavar="N", help="attention layers")
+    by_hand.add_argument("--kv-heads", type=int, metavar="N", help="KV heads per attention layer")
+    by_hand.add_argument("--head-dim", type=int, metavar="N")
+    by_hand.add_argument("--hidden-size", type=int, default=4096, metavar="N", help="sizes the profiling peak")
+    by_hand.add_argument("--vocab-size", type=int, default=128_000, metavar="N", help="sizes the sampler run")
     vllm = plan.add_argument_group("vLLM flags (same names as vLLM's)")
-    vllm.add_argument("--gpu-memory-utilization", type=float)
-    vllm.add_argument("--max-model-len", type=int)
-    vllm.add_argument("--max-num-seqs", type=int)
-    vllm.add_argument("--max-num-batched-tokens", type=int)
+    vllm.add_argument("--gpu-memory-utilization", type=float, metavar="U", help="check this fraction (default: choose)")
+    vllm.add_argument("--max-model-len", type=int, metavar="N")
+    vllm.add_argument("--max-num-seqs", type=int, metavar="N")
+    vllm.add_argument("--max-num-batched-tokens", type=int, metavar="N")
     vllm.add_argument("--kv-cache-dtype", default="auto", choices=["auto", "fp8", "fp8_e4m3", "fp8_e5m2"])
     vllm.add_argument("--enforce-eager", action="store_true")
-    vllm.add_argument("--limit-mm-per-prompt", type=_images, dest="images", help="e.g. '{\"image\": 2}'")
-    vllm.add_argument("--kv-cache-memory-bytes", type=_size)
+    vllm.add_argument(
+        "--limit-mm-per-prompt", type=_images, dest="images", metavar="JSON", help="e.g. '{\"image\": 2}'"
+    )
+    vllm.add_argument("--kv-cache-memory-bytes", type=_size, metavar="SIZE")
     tenant = plan.add_argument_group("the TTS tenant and the rest of the GPU")
     tts = tenant.add_mutually_exclusive_group()
-    tts.add_argument("--tts-footprint", type=_size, help="measured steady GPU memory of the TTS (no context)")
-    tts.add_argument("--tts-profile", choices=sorted(TTS_PROFILES_BYTES), help="a built-in TTS footprint guess")
-    tenant.add_argument("--headroom", type=_size, default=512 * 1024**2)
-    tenant.add_argument("--other-memory", type=_size, default=0, help="held by processes outside the stack")
+    tts.add_argument(
+        "--tts-footprint", type=_size, metavar="SIZE", help="measured steady GPU memory of the TTS (no context)"
+    )
+    tts.add_argument(
+        "--tts-profile",
+        choices=sorted(TTS_PROFILES_BYTES),
+        metavar="NAME",
+        help=f"a built-in footprint guess: {', '.join(sorted(TTS_PROFILES_BYTES))}",
+    )
+    tenant.add_argument("--headroom", type=_size, default=512 * 1024**2, metavar="SIZE", help="kept free (512MiB)")
+    tenant.add_argument(
+        "--other-memory", type=_size, default=0, metavar="SIZE", help="held by processes outside the stack"
+    )
     plan.add_argument("--calibrate", type=Path, metavar="LOGFILE", help="learn real figures from a vLLM boot log")
-    plan.add_argument("--json", action="store_true")
+    plan.add_argument("--json", action="store_true", help="the plan as JSON")
     doc = sub.add_parser("doctor", help="read a vLLM boot log: figures, failures and the flag that fixes each")
     doc.add_argument("logfile", type=Path)
     doc.add_argument("--json", action="store_true")
     for name, text in (("up", "start the stack"), ("down", "stop the stack"), ("status", "show each tenant")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("stack", type=Path, nargs="?", default=Path("stack.yaml"), help="stack file (YAML)")
-        cmd.add_argument("--gpu-memory", type=_size, help="GPU size when NVML is absent")
+        cmd.add_argument("--gpu-memory", type=_size, metavar="SIZE", help="GPU size when NVML is absent")
         cmd.add_argument("--json", action="store_true")
     return parser
 
