@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -78,7 +78,7 @@ class VisionEncoder:
     patch_size: int
     spatial_merge_size: int = 1
     max_patches_per_image: int = 16384
-    """Patches of the largest image the processor admits (Qwen2.5-VL: max_pixels 12845056 / 14^2 = 65536 ...)."""
+    """Patches of the largest image the processor admits (Qwen2.5-VL: max_pixels 12845056 / 14^2 = 65536)."""
 
 
 @dataclass(frozen=True)
@@ -146,8 +146,6 @@ class ModelInfo:
 
 
 def _replace(info: ModelInfo, **changes: Any) -> ModelInfo:
-    from dataclasses import replace
-
     return replace(info, **changes)
 
 
