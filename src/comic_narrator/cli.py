@@ -70,6 +70,11 @@ def _narrate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--vision-only", action="store_true", help="stop after reading the pages")
     parser.add_argument("--reading", type=Path, help="start from an edited reading JSON (read --json output)")
     parser.add_argument("--script", type=Path, help="start from an edited script JSON (WORK/script.json)")
+    parser.add_argument(
+        "--stack",
+        type=Path,
+        help="use the GPU stack `comic-narrator gpu up STACK.yaml` started (its vLLM reads, its TTS voices)",
+    )
     parser.add_argument("--cast", type=Path, help="YAML file pinning characters to voices, speeds, pitches")
     parser.add_argument("--narrator-voice", help="voice id for the narrator (see `comic-narrator voices`)")
     parser.add_argument("--speed", type=float, default=1.0, help="global speaking-rate multiplier")
@@ -137,6 +142,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         vision_only=args.vision_only,
         reading_file=args.reading,
         script_file=args.script,
+        stack_file=args.stack,
     )
 
 

@@ -146,3 +146,6 @@ class RunConfig:
     """Start from an edited BookReading JSON instead of reading the pages."""
     script_file: Path | None = None
     """Start from an edited Script JSON instead of writing the script from the readings."""
+    stack_file: Path | None = None
+    """Use the GPU stack that `comic-narrator gpu up STACK.yaml` started: its vLLM reads (--vision llm), its TTS
+    server voices; in a time-shared stack vLLM is woken for reading and put to sleep for voicing."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict, dataclass, field
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from comic_narrator import __version__
 from comic_narrator.artifacts import Book, BookReading, Cast, ClipList, Script
@@ -21,6 +23,9 @@ from comic_narrator.workdir import (
     text_sha256,
     write_artifact,
 )
+
+if TYPE_CHECKING:
+    from comic_narrator.gpu.session import Turns
 
 log = logging.getLogger("comic_narrator")
 
@@ -133,6 +138,27 @@ def print_cast(cast: Cast, progress: Progress) -> None:
         progress.note(f"[cast] {member.character:<12} -> {member.voice} ({member.lines} lines){pins}")
 
 
+def _attach_stack(config: RunConfig, progress: Progress) -> tuple[RunConfig, Turns | None]:
+    """Point reading and voicing at the servers of a stack that `gpu up` started (fails loudly if it is down)."""
+    if config.stack_file is None:
+        return config, None
+    from comic_narrator.gpu.session import Turns, running_stack
+    from comic_narrator.gpu.stackfile import load_stack
+
+    stack = running_stack(load_stack(config.stack_file).state_dir)
+    progress.note(
+        f"[stack] LLM {stack.llm_url}, TTS {stack.tts_url or '(offline voices)'}"
+        + (" (time-shared: vLLM sleeps while voices are made)" if stack.timeshare else "")
+    )
+    config = replace(
+        config,
+        vision=replace(config.vision, vision="llm"),
+        llm=replace(config.llm, base_url=stack.openai_base_url),
+        voice=replace(config.voice, tts_server=stack.tts_url) if stack.tts_url else config.voice,
+    )
+    return config, Turns(stack)
+
+
 def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     """The whole job: ingest, read, cast, script, voice, time, mix, plan the camera, render."""
     import time
@@ -158,12 +184,14 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
         result.stage_seconds[name] = round(now - clock, 3)
         clock = now
 
+    config, turns = _attach_stack(config, progress)
     book = load_or_ingest(config.input_path, config.ingest, work, progress)
     lap("ingest")
     if config.reading_file is not None:
         reading = load_reading_file(config.reading_file, book)
     else:
-        reading, result.failures = read_pages(book, config.vision, work, progress, config.llm)
+        with turns.llm() if turns else nullcontext():
+            reading, result.failures = read_pages(book, config.vision, work, progress, config.llm)
     write_artifact(work / "reading.json", reading)
     _record_failures(work, result.failures)
     result.reading_file = work / "reading.json"
@@ -181,7 +209,8 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     write_artifact(work / "cast.json", cast)
     print_cast(cast, progress)
     lap("script")
-    clips = synthesize_script(script, cast, config.voice, work / "clips", progress)
+    with turns.tts() if turns else nullcontext():
+        clips = synthesize_script(script, cast, config.voice, work / "clips", progress)
     write_artifact(work / "clips.json", ClipList(clips=clips))
     lap("voice")
     timing = build_timing(reading, script, clips, config.audio, config.render.fps)

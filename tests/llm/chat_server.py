@@ -63,7 +63,9 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(payload)
 
         def do_GET(self) -> None:
-            if self.path == "/v1/models":
+            if self.path == "/health":  # vLLM's liveness endpoint, which `gpu up` and --stack check
+                self._send(200, b"")
+            elif self.path == "/v1/models":
                 self._send(
                     200, json.dumps({"object": "list", "data": [{"id": "test-vlm", "object": "model"}]}).encode()
                 )
