@@ -217,10 +217,13 @@ class Shot(Artifact):
     frames: int
     rect_from: tuple[float, float, float, float]
     rect_to: tuple[float, float, float, float]
+    focus: tuple[float, float, float, float] | None = Field(
+        default=None, description="the panel (page pixels) kept bright while the rest of the view is dimmed"
+    )
 
 
 class CameraPlan(Artifact):
-    schema_version: int = 1
+    schema_version: int = 2
     width_px: int
     height_px: int
     fps: int

@@ -125,6 +125,8 @@ class RenderConfig:
     """libx264 preset; 'veryfast' keeps 1080p encoding well above real time on two cores."""
     zoom_amount: float = 0.06
     """How far the Ken Burns move pushes in over one shot (fraction of the view)."""
+    dim_outside_panel: bool = True
+    """Darken the neighbouring panels that the 16:9 view shows around the current one."""
     background_rgb: tuple[int, int, int] = (12, 12, 14)
     """Letterbox colour around page and panel views."""
 

@@ -51,12 +51,14 @@ def plan_camera(reading: BookReading, timing: Timing, config: RenderConfig) -> C
     frame = 0
     for number, timed in enumerate(timing.shots):
         page = pages[timed.page]
+        focus: Rect | None = None
         if timed.panel < 0 or timed.panel >= len(page.panels):
             view = fit_aspect((0.0, 0.0, float(page.width), float(page.height)), aspect, 0.02)
             rect_from, rect_to = zoom_rect(view, 1.0 + config.zoom_amount / 2), view
         else:
             px, py, pw, ph = page.panels[timed.panel].bbox
-            view = fit_aspect((float(px), float(py), float(pw), float(ph)), aspect, 0.05)
+            focus = (float(px), float(py), float(pw), float(ph))
+            view = fit_aspect(focus, aspect, 0.05)
             side = 1.0 if number % 2 else -1.0
             drift = (side * config.zoom_amount / 4, 0.0)
             rect_from, rect_to = view, zoom_rect(view, 1.0 - config.zoom_amount, drift)
@@ -68,6 +70,7 @@ def plan_camera(reading: BookReading, timing: Timing, config: RenderConfig) -> C
                 frames=timed.frames,
                 rect_from=rect_from,
                 rect_to=rect_to,
+                focus=focus if len(page.panels) > 1 else None,
             )
         )
         frame += timed.frames
@@ -92,3 +95,18 @@ def rect_at(plan: CameraPlan, shot_index: int, frame_in_shot: int) -> Rect:
     if frame_in_shot >= glide_frames or glide_frames == 0:
         return own
     return lerp_rect(previous.rect_to, own, ease_in_out(frame_in_shot / glide_frames))
+
+
+def focus_at(plan: CameraPlan, shot_index: int, frame_in_shot: int) -> tuple[Rect | None, float]:
+    """The bright panel for one frame and how strongly the rest is dimmed (0..1), gliding like the camera."""
+    shot = plan.shots[shot_index]
+    previous = plan.shots[shot_index - 1] if shot_index > 0 else None
+    glide_frames = min(int(TRANSITION_S * plan.fps), shot.frames // 3)
+    if previous is None or previous.page != shot.page or frame_in_shot >= glide_frames or glide_frames == 0:
+        return shot.focus, 1.0 if shot.focus else 0.0
+    t = ease_in_out(frame_in_shot / glide_frames)
+    if shot.focus and previous.focus:
+        return lerp_rect(previous.focus, shot.focus, t), 1.0
+    if shot.focus:
+        return shot.focus, t  # from the page view into the first panel: the dimming fades in
+    return previous.focus, 1.0 - t

@@ -53,3 +53,21 @@ class PagePyramid:
             ),
             dtype=np.uint8,
         )
+
+
+def dim_outside(frame: Frame, view: Rect, focus: Rect, strength: float, dim_to: float = 0.45) -> Frame:
+    """Darken everything outside the focus rectangle (page pixels) so the eye stays on the current panel."""
+    if strength <= 0.0:
+        return frame
+    height, width = frame.shape[:2]
+    scale = width / view[2]
+    x0 = round((focus[0] - view[0]) * scale)
+    y0 = round((focus[1] - view[1]) * scale)
+    x1 = round((focus[0] + focus[2] - view[0]) * scale)
+    y1 = round((focus[1] + focus[3] - view[1]) * scale)
+    factor = 1.0 - (1.0 - dim_to) * min(1.0, strength)
+    dimmed = np.asarray(cv2.convertScaleAbs(frame, alpha=factor), dtype=np.uint8)
+    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+    if cx1 > cx0 and cy1 > cy0:
+        dimmed[cy0:cy1, cx0:cx1] = frame[cy0:cy1, cx0:cx1]
+    return dimmed

@@ -10,8 +10,8 @@ from pathlib import Path
 from comic_narrator.artifacts import Book, CameraPlan
 from comic_narrator.config import RenderConfig
 from comic_narrator.progress import SILENT, Progress
-from comic_narrator.video.camera import rect_at
-from comic_narrator.video.frames import Frame, PagePyramid
+from comic_narrator.video.camera import focus_at, rect_at
+from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
 
 
 def iter_frames(
@@ -28,7 +28,11 @@ def iter_frames(
             current_page = shot.page
         for frame_in_shot in range(shot.frames):
             rect = rect_at(plan, index, frame_in_shot)
-            yield pyramid.render(rect, plan.width_px, plan.height_px, config.background_rgb)
+            frame = pyramid.render(rect, plan.width_px, plan.height_px, config.background_rgb)
+            focus, strength = focus_at(plan, index, frame_in_shot)
+            if focus is not None and config.dim_outside_panel:
+                frame = dim_outside(frame, rect, focus, strength)
+            yield frame
         stage.advance(shot.frames, detail=f"page {shot.page + 1}")
 
 
