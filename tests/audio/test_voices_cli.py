@@ -1,0 +1,49 @@
+"""`comic-narrator voices`: the list (text and JSON) and a real preview WAV."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+
+from comic_narrator.audio.voices_cli import main
+
+
+def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--json"]) == 0
+    voices = json.loads(capsys.readouterr().out)
+    by_id = {v["id"]: v for v in voices}
+    english = [v for v in voices if v["language"] == "en"]
+    assert len(english) >= 6
+    assert {v["gender"] for v in english} >= {"male", "female"}
+    assert {v["age"] for v in english} >= {"child", "young", "adult", "old"}
+    assert by_id["en-joe"]["narrator"] is True and by_id["en-joe"]["engine"] == "piper"
+    assert set(voices[0]) >= {"id", "language", "gender", "age", "engine", "description", "narrator", "nature"}
+
+
+def test_list_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:3] == ["voice", "lang", "gender"]
+    assert "en-joe " in out and "(narrator)" in out
+
+
+def test_preview_writes_a_wav(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "joe.wav"
+    assert main(["--preview", "en-joe-young", "HEY! Over here!", "-o", str(out)]) == 0
+    info = sf.info(str(out))
+    assert info.samplerate == 22_050 and 0.5 < info.duration < 3.0
+    assert "en-joe-young" in capsys.readouterr().out
+
+
+def test_preview_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--preview", "nobody", "Hi.", "-o", str(tmp_path / "x.wav")]) == 2
+    assert "unknown voice 'nobody'" in capsys.readouterr().err
+    assert main(["--preview", "en-joe", "...", "-o", str(tmp_path / "x.wav")]) == 2
+    assert "nothing to say" in capsys.readouterr().err
+    assert main(["--preview", "en-joe", "Hi.", "-o", str(tmp_path / "missing" / "x.wav")]) == 2
+    assert not (tmp_path / "x.wav").exists()
+    with pytest.raises(SystemExit):
+        main(["--preview", "en-joe", "Hi."])
