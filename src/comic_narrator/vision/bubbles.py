@@ -50,6 +50,8 @@ class TextBlock:
     lines: tuple[TextLine, ...]
     bbox: BBox
     bubble: BubbleShape | None
+    light_around: float = 0.0
+    """Share of balloon-light pixels around the lettering: high for a balloon whose outline is open."""
 
 
 def is_cjk(text: str) -> bool:
@@ -96,19 +98,31 @@ def light_mask(gray: npt.NDArray[np.uint8], paper_luma: float) -> npt.NDArray[np
     return np.asarray(gray >= threshold, dtype=np.uint8)
 
 
-def group_lines(lines: list[TextLine], gray: npt.NDArray[np.uint8], paper_luma: float) -> list[TextBlock]:
-    """Group lines that share a balloon, or that sit together like one block of lettering."""
+def group_lines(
+    lines: list[TextLine], gray: npt.NDArray[np.uint8], paper_luma: float, panels: list[BBox]
+) -> list[TextBlock]:
+    """Group lines that share a balloon, or that sit together like one block of lettering.
+
+    Balloons are looked for inside the panels only: a balloon that breaks its frame would otherwise run into the
+    paper of the gutter and stop looking like a balloon."""
     if not lines:
         return []
     height_px, width_px = gray.shape
     light = light_mask(gray, paper_luma)
-    _count, labels_any, stats_any, _ = cv2.connectedComponentsWithStats(light, connectivity=4)
+    inside = np.zeros_like(light)
+    for x, y, w, h in panels:
+        inside[y + 2 : y + h - 2, x + 2 : x + w - 2] = 1
+    _count, labels_any, stats_any, _ = cv2.connectedComponentsWithStats(light & inside, connectivity=4)
     labels = np.asarray(labels_any, dtype=np.int32)
     stats = np.asarray(stats_any, dtype=np.int32)
     page_area = float(height_px * width_px)
     owner: list[int] = []
     for line in lines:
-        owner.append(_enclosing_component(line.bbox, labels, stats, page_area, width_px, height_px))
+        cx, cy = line.bbox[0] + line.bbox[2] // 2, line.bbox[1] + line.bbox[3] // 2
+        holders = [p[2] * p[3] for p in panels if p[0] <= cx < p[0] + p[2] and p[1] <= cy < p[1] + p[3]]
+        # The panel's own background (white manga panels) is not a balloon.
+        max_area = min([0.2 * page_area, *(0.45 * a for a in holders)])
+        owner.append(_enclosing_component(line.bbox, labels, stats, max_area, width_px, height_px))
     parent = list(range(len(lines)))
 
     def find(i: int) -> int:
@@ -133,15 +147,32 @@ def group_lines(lines: list[TextLine], gray: npt.NDArray[np.uint8], paper_luma: 
         ordered = _order_lines(members_lines)
         label = owner[members[0]]
         bubble = _bubble_shape(labels, stats, label) if label > 0 else None
-        blocks.append(TextBlock(lines=tuple(ordered), bbox=union_box(ln.bbox for ln in ordered), bubble=bubble))
+        bbox = union_box(ln.bbox for ln in ordered)
+        blocks.append(
+            TextBlock(lines=tuple(ordered), bbox=bbox, bubble=bubble, light_around=_light_around(bbox, ordered, light))
+        )
     return blocks
+
+
+def _light_around(bbox: BBox, lines: list[TextLine], light: npt.NDArray[np.uint8]) -> float:
+    """Share of light pixels in a ring one letter wide around the block."""
+    pad = round(max(ln.letter_px for ln in lines))
+    x, y, w, h = bbox
+    height_px, width_px = light.shape
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(width_px, x + w + pad), min(height_px, y + h + pad)
+    outer = light[y0:y1, x0:x1]
+    total = float(outer.size - w * h)
+    if total <= 0:
+        return 0.0
+    return float(outer.sum() - light[y : y + h, x : x + w].sum()) / total
 
 
 def _enclosing_component(
     box: BBox,
     labels: npt.NDArray[np.int32],
     stats: npt.NDArray[np.int32],
-    page_area: float,
+    max_area: float,
     width_px: int,
     height_px: int,
 ) -> int:
@@ -153,7 +184,7 @@ def _enclosing_component(
         return 0
     label = int(np.bincount(values).argmax())
     cx, cy, cw, ch, area = (int(v) for v in stats[label])
-    if area > 0.2 * page_area:
+    if area > max_area:
         return 0
     if cx <= 0 or cy <= 0 or cx + cw >= width_px or cy + ch >= height_px:
         return 0  # paper reaching the page edge: a margin, not a balloon

@@ -58,6 +58,8 @@ class PageScore:
     cer: float
     speakers_known: int
     speaker_pairs: list[tuple[str | None, str]] = field(default_factory=list)
+    kinds_right: int = 0
+    """Found texts whose kind (speech/shout/caption/sound) agrees with the ground truth."""
 
 
 @dataclass
@@ -74,6 +76,7 @@ class Summary:
     cer_by_lang: dict[str, float]
     speaker_accuracy: float | None
     speakers_known: int
+    kind_accuracy: float | None
     seconds_per_page: float
     page_scores: list[PageScore]
 
@@ -108,6 +111,7 @@ def score_page(reading: PageReading, gt_page: dict[str, Any], non_story: list[BB
     pred_letters = "".join(normalise_letters(t.text) for t in pred_texts if t.kind != "sound")
     edits = edit_distance(pred_letters, gt_letters)
 
+    kinds_right = sum(1 for g, p in text_match.items() if pred_texts[p].kind == gt_texts[g]["kind"])
     pairs: list[tuple[str | None, str]] = []
     for g, t in enumerate(gt_texts):
         if t.get("speaker"):
@@ -136,6 +140,7 @@ def score_page(reading: PageReading, gt_page: dict[str, Any], non_story: list[BB
         cer=round(edits / len(gt_letters), 4) if gt_letters else 0.0,
         speakers_known=len(pairs),
         speaker_pairs=pairs,
+        kinds_right=kinds_right,
     )
 
 
@@ -187,6 +192,7 @@ def summarise(name: str, scores: list[PageScore]) -> Summary:
     pairs = [p for s in scores for p in s.speaker_pairs]
     correct, _mapping = best_speaker_mapping(pairs)
     texts_gt = sum(s.texts_gt for s in scores)
+    texts_found = sum(s.texts_found for s in scores)
     return Summary(
         folder=name,
         pages=len(scores),
@@ -200,6 +206,7 @@ def summarise(name: str, scores: list[PageScore]) -> Summary:
         cer_by_lang=cer_by_lang,
         speaker_accuracy=round(correct / len(pairs), 4) if pairs else None,
         speakers_known=len(pairs),
+        kind_accuracy=round(sum(s.kinds_right for s in scores) / texts_found, 4) if texts_found else None,
         seconds_per_page=round(float(np.mean([s.seconds for s in scores])), 3) if scores else 0.0,
         page_scores=scores,
     )
@@ -225,6 +232,7 @@ def format_summary(summary: Summary) -> str:
         f"  overall: panel P/R/F1 {summary.panel_precision:.3f}/{summary.panel_recall:.3f}/{summary.panel_f1:.3f}"
         f"  order exact {summary.order_exact_rate:.2f}  tau panels {summary.panel_kendall_tau:+.2f}"
         f" texts {summary.text_kendall_tau:+.2f}  text recall {summary.text_recall:.3f}  CER {cer}"
+        f"  kinds {summary.kind_accuracy if summary.kind_accuracy is not None else 'n/a'}"
         f"  speakers {speakers}  {summary.seconds_per_page:.2f} s/page"
     )
     return "\n".join(lines)

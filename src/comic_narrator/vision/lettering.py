@@ -66,7 +66,8 @@ def classify(block: TextBlock, text: str, typical_letter_px: float, page_mixed_c
         sound_like = bool(_REPEATS.search(text.lower())) or text.endswith(("!", "！"))
         if short and (tilted or large or (sound_like and len(block.lines) == 1)):
             return "sound"
-        return "caption"
+        # Lettering on a light patch is a balloon whose outline is open (or merges with the gutter).
+        return "speech" if block.light_around >= 0.6 else "caption"
     if bubble.rectangularity >= 0.9 and bubble.solidity >= 0.95:
         return "caption"
     exclaims = "!" in text or "！" in text

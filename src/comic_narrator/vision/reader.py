@@ -20,7 +20,7 @@ from comic_narrator.vision.lettering import block_text, classify, is_all_caps, p
 from comic_narrator.vision.order import reading_order
 from comic_narrator.vision.page_kind import classify_page, is_blank
 from comic_narrator.vision.panels import PanelParams, detect_panels, estimate_background, is_full_bleed
-from comic_narrator.vision.speakers import appearance_signature, cluster_signatures, speaker_anchor
+from comic_narrator.vision.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
 
 _PAGE_NUMBER = re.compile(r"^[\W\d_]{1,4}$")
 
@@ -54,7 +54,7 @@ def read_page(
     ocr_lang: Literal["en", "ja"] = config.lang if config.lang != "auto" else ("ja" if manga_hint else "en")
     lines = to_text_lines(ocr.recognize(image_rgb, ocr_lang), config.min_ocr_score)
     lang = config.lang if config.lang != "auto" else (script_language([ln.text for ln in lines]) or ocr_lang)
-    blocks = group_lines(lines, gray, float(np.mean(background.rgb)))
+    blocks = group_lines(lines, gray, float(np.mean(background.rgb)), raw_panels)
     blocks = [b for b in blocks if not _is_page_furniture(b, raw_panels)]
     direction = reading_direction(config, page, manga_hint, lang)
     panel_direction: ReadingDirection = direction
@@ -146,7 +146,16 @@ def _texts_in_order(
         box = bubble.bbox if bubble is not None else blocks[i].bbox
         window = int(max(box[2], box[3]) * 1.2)
         signatures[i] = appearance_signature(image_rgb, anchor, window, box)
-    ids = cluster_signatures([signatures[i] for i in speaking])
+    utterances = [
+        Utterance(
+            page=0,
+            panel=owners[i],
+            centre_x_frac=centre(blocks[i].bbox)[0] / max(image_rgb.shape[1], 1),
+            signature=signatures[i],
+        )
+        for i in speaking
+    ]
+    ids = cluster_utterances(utterances)
     speaker_of = {i: f"char{ids[k] + 1}" for k, i in enumerate(speaking)}
     out: list[TextRegion] = []
     for i in ordered:
