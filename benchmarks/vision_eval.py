@@ -14,14 +14,13 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from comic_narrator.artifacts import PageImage
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.vision.eval_cli import evaluate_folder, format_summary, score_page
 from comic_narrator.vision.reader import read_page
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vision_speed import DEFAULT_CORPUS, corpus_pages  # noqa: E402
+from vision_speed import DEFAULT_CORPUS, bench_page, corpus_pages
 
 
 def main() -> int:
@@ -31,15 +30,7 @@ def main() -> int:
             print(format_summary(evaluate_folder(root / folder, ocr, VisionConfig())))
         gt = json.loads((root / "wikipe-tan" / "gt.json").read_text(encoding="utf-8"))["pages"][0]
         image = np.asarray(Image.open(root / "wikipe-tan" / "page1.en-machine.jpg").convert("RGB"))
-        page = PageImage(
-            index=0,
-            source="en",
-            source_page_number=1,
-            image_file="-",
-            width_px=image.shape[1],
-            height_px=image.shape[0],
-            sha256="",
-        )
+        page = bench_page("wikipe-tan/page1.en-machine.jpg", image)
         for layout in ("auto", "manga"):
             reading = read_page(image, page, config=VisionConfig(layout=layout), manga_hint=None, ocr=ocr)  # type: ignore[arg-type]
             score = score_page(reading, gt, [], 0.0)
@@ -52,15 +43,7 @@ def main() -> int:
         for name, image in corpus_pages(root):
             if not ("cbz" in name or "pdf" in name):
                 continue
-            page = PageImage(
-                index=0,
-                source=name,
-                source_page_number=1,
-                image_file="-",
-                width_px=image.shape[1],
-                height_px=image.shape[0],
-                sha256="",
-            )
+            page = bench_page(name, image)
             reading = read_page(image, page, config=VisionConfig(), manga_hint=None, ocr=ocr)
             kinds = {k: sum(t.kind == k for t in reading.texts) for k in ("speech", "shout", "caption", "sound")}
             print(f"  {name:<48} {reading.page_kind:<9} {len(reading.panels)} panels  texts {kinds}")

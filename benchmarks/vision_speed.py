@@ -47,6 +47,19 @@ def corpus_pages(root: Path) -> list[tuple[str, npt.NDArray[np.uint8]]]:
     return pages
 
 
+def bench_page(name: str, image: npt.NDArray[np.uint8]) -> PageImage:
+    """A PageImage for a page decoded in memory (nothing is written to a work folder)."""
+    return PageImage(
+        index=0,
+        source=name,
+        source_page_number=1,
+        image_file="-",
+        width_px=int(image.shape[1]),
+        height_px=int(image.shape[0]),
+        sha256="",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
@@ -58,15 +71,7 @@ def main() -> int:
     cpus: list[float] = []
     with RapidOcrEngine(threads=args.threads) as ocr:
         for name, image in pages:
-            page = PageImage(
-                index=0,
-                source=name,
-                source_page_number=1,
-                image_file="-",
-                width_px=image.shape[1],
-                height_px=image.shape[0],
-                sha256="",
-            )
+            page = bench_page(name, image)
             for _ in range(args.repeat):
                 cpu0, wall0 = os.times(), time.perf_counter()
                 reading = read_page(image, page, config=VisionConfig(), manga_hint=None, ocr=ocr)
