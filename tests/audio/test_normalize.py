@@ -12,9 +12,15 @@ from comic_narrator.audio.normalize import normalize_for_speech, number_to_words
     [
         ("WHERE ARE YOU GOING?", "Where are you going?"),
         ("I KNOW. YOU DON'T.", "I know. You don't."),
-        ("HMPH!", "hmf!"),
+        ("HMPH!", "humph!"),
         ("TCH.", "tsk."),
-        ("GRRRR...", "grrr…"),
+        ("SHHH!", "shush!"),
+        ("Mmm...", "hmm…"),
+        ("Pfft.", "puft."),
+        ("Brrr, it's cold.", "burr, it's cold."),
+        ("ZZZ...", ""),
+        ("It is 5 ft tall.", "It is five ft tall."),
+        ("GRRRR...", "gurr…"),
         ("AAAAAAH!!", "ah!"),
         ("WHAT?!", "What?"),
         ("NOOOOO!", "noo!"),
@@ -39,6 +45,8 @@ def test_english_lettering(text: str, expected: str) -> None:
 def test_sound_words_are_said_not_spelled() -> None:
     assert normalize_for_speech("KRAKOOM!!", "en", "sound") == "Krakoom!"
     assert normalize_for_speech("BLAM", "en", "sound") == "Blam!"
+    assert normalize_for_speech("BZZZT!", "en", "sound") == "buzzt!"
+    assert normalize_for_speech("KRK", "en", "sound") == "kurk!"
 
 
 def test_numbers() -> None:

@@ -9,33 +9,48 @@ from typing import Literal
 from comic_narrator.artifacts import TextKind
 
 INTERJECTIONS_EN: dict[str, str] = {
-    "hmph": "hmf",
-    "hmm": "hmm",
+    # key: the word in lower case with every letter run collapsed to one letter (HMMM -> hm, SHHH -> sh)
+    "hmph": "humph",
+    "hmf": "humph",
     "hm": "hmm",
+    "m": "hmm",
+    "mh": "hmm",
+    "mhm": "uh huh",
     "tch": "tsk",
     "tsk": "tsk",
-    "grr": "grrr",
+    "ts": "tsk",
+    "gr": "gurr",
+    "grah": "grah",
     "argh": "argh",
+    "agh": "argh",
     "ugh": "ugh",
-    "huh": "huh",
-    "heh": "heh",
-    "hah": "hah",
-    "aah": "ah",
-    "ahh": "ah",
-    "ooh": "ooh",
-    "oh": "oh",
-    "eek": "eek",
-    "yikes": "yikes",
-    "psst": "psst",
-    "shh": "shh",
-    "zzz": "zzz",
-    "wha": "wha",
+    "sh": "shush",
+    "z": "",
+    "pft": "puft",
+    "pf": "puff",
+    "br": "burr",
+    "bzt": "buzzt",
+    "bz": "buzz",
+    "krsh": "kursh",
+    "vrm": "vroom",
+    "thwk": "thwack",
+    "whmp": "whump",
+    "ngh": "nnuh",
+    "ng": "nnuh",
+    "hng": "nnuh",
+    "hngh": "nnuh",
+    "hn": "hun",
+    "ah": "ah",
+    "aha": "aha",
+    "eh": "eh",
+    "uh": "uh",
     "ow": "ow",
-    "oww": "ow",
-    "whoa": "whoa",
-    "hey": "hey",
+    "ek": "eek",
+    "oh": "oh",
+    "wha": "wha",
 }
-"""Lettering spellings espeak reads badly -> spellings it says as intended (after letter runs are collapsed)."""
+"""Comic interjections -> spellings espeak says as sounds (it spells vowel-less words letter by letter);
+"" = not said at all (ZZZ)."""
 
 ONES = [
     "zero",
@@ -67,6 +82,8 @@ ACRONYMS = frozenset({"OK", "TV", "FBI", "CIA", "USA", "UK", "NASA", "DNA", "ID"
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _STUTTER = re.compile(r"\b([A-Za-z]{1,3})-(?=\1)", re.IGNORECASE)
 _LETTER_RUN = re.compile(r"([A-Za-z])\1{2,}")
+_ANY_RUN = re.compile(r"([a-z])\1+")
+_VOWEL = re.compile(r"[aeiouy]")
 
 
 def _one_mark(match: re.Match[str]) -> str:
@@ -105,13 +122,16 @@ def _number_words(match: re.Match[str]) -> str:
     return number_to_words(int(digits))
 
 
-def _fix_word(word: str) -> str:
-    """Interjection spellings and collapsed letter runs (AAAAH -> ah, NOOO -> noo)."""
+def _fix_word(word: str, kind: TextKind) -> str:
+    """Interjection spellings and stretched letters (AAAAH -> ah, NOOOO -> noo, GRRRK -> gurk)."""
     lower = word.lower()
+    single = _ANY_RUN.sub(lambda m: m.group(1), lower)
+    if len(lower) >= 2 and single in INTERJECTIONS_EN:
+        return INTERJECTIONS_EN[single]
     collapsed = _LETTER_RUN.sub(lambda m: m.group(1) * 2, lower)
-    for candidate in (lower, collapsed, _LETTER_RUN.sub(lambda m: m.group(1), lower)):
-        if candidate in INTERJECTIONS_EN:
-            return INTERJECTIONS_EN[candidate]
+    if not _VOWEL.search(lower) and (collapsed != lower or single != lower or kind == "sound") and len(single) > 1:
+        # A vowel-less sound word would be spelled out: give it a vowel after its first letter (grrk -> gurk).
+        return single[0] + "u" + single[1:]
     if collapsed != lower:
         return collapsed
     return word
@@ -149,7 +169,7 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     while _STUTTER.search(text):
         text = _STUTTER.sub(lambda m: m.group(1) + "… ", text)
     text = re.sub(r"\d[\d,]*(?:\.\d+)?", _number_words, text)
-    text = _WORD.sub(lambda m: _fix_word(m.group(0)), text)
+    text = _WORD.sub(lambda m: _fix_word(m.group(0), kind), text)
     text = _PUNCT_RUN.sub(_one_mark, text)
     text = re.sub(r"…+", "…", text)
     text = re.sub(r"(^|\s)[,…]\s*", r"\1", text).strip()
