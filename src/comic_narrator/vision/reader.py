@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from comic_narrator.artifacts import BBox, PageImage, PageReading, Panel, ReadingDirection, TextRegion
+from comic_narrator.artifacts import BBox, PageImage, PageKind, PageReading, Panel, ReadingDirection, TextRegion
 from comic_narrator.backends.protocols import OcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.vision.bubbles import TextBlock, group_lines, to_text_lines
@@ -64,7 +64,7 @@ def read_page(
     if page_kind != "story" or not panels:
         content = union_box([*panels, *(b.bbox for b in blocks)]) if (panels or blocks) else (0, 0, width_px, height_px)
         panels = [content if panels or blocks else (0, 0, width_px, height_px)]
-    texts = _texts_in_order(image_rgb, blocks, panels, direction, lang)
+    texts = _texts_in_order(image_rgb, blocks, panels, direction, lang, page_kind)
     return PageReading(
         page=page.index,
         width=width_px,
@@ -115,6 +115,7 @@ def _texts_in_order(
     panels: list[BBox],
     direction: ReadingDirection,
     lang: Literal["en", "ja"],
+    page_kind: PageKind,
 ) -> list[TextRegion]:
     if not blocks:
         return []
@@ -137,6 +138,9 @@ def _texts_in_order(
         boxes = [blocks[i].bbox for i in group]
         ordered.extend(group[k] for k in reading_order(boxes, within_direction))
     kinds = [classify(blocks[i], texts_raw[i], typical_letter, mixed_case) for i in range(len(blocks))]
+    if page_kind != "story":
+        # Print on an ad or a cover is not somebody talking unless it sits in a real balloon.
+        kinds = [k if blocks[i].bubble is not None or k == "sound" else "caption" for i, k in enumerate(kinds)]
     speaking = [i for i in ordered if kinds[i] in ("speech", "shout")]
     signatures = {}
     for i in speaking:
