@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from comic_narrator.vision.bubbles import TextBlock, TextLine
-from comic_narrator.vision.lettering import block_text, is_all_caps, sentence_case
+from comic_narrator.vision.lettering import block_text, classify, is_all_caps, sentence_case
 
 
 def _block(*texts: str) -> TextBlock:
@@ -38,3 +38,23 @@ def test_all_caps_detection() -> None:
     assert is_all_caps("I SAW THE MONEY FIRST, SO IT'S MINE!")
     assert not is_all_caps("Carrot, get out the map")
     assert not is_all_caps("!")
+
+
+def test_space_restored_after_tight_punctuation() -> None:
+    assert block_text(_block("EAMES!WE'VE FOUND IT!", "LOOK,VEZIN!")) == "EAMES! WE'VE FOUND IT! LOOK, VEZIN!"
+    assert block_text(_block("係船柱！", "あれ？")) == "係船柱！あれ？"
+
+
+def _lines_at(lefts_and_widths: list[tuple[int, int]]) -> TextBlock:
+    lines = tuple(
+        TextLine(bbox=(x, i * 20, w, 18), text="WORDS", score=1.0, vertical=False, angle_deg=0.0, letter_px=18.0)
+        for i, (x, w) in enumerate(lefts_and_widths)
+    )
+    return TextBlock(lines=lines, bbox=(0, 0, 400, 20 * len(lines)), bubble=None, light_around=0.9)
+
+
+def test_flush_left_narration_is_a_caption_and_centred_lettering_is_speech() -> None:
+    flush_left = _lines_at([(10, 380), (10, 250), (11, 330), (10, 120)])
+    centred = _lines_at([(10, 380), (75, 250), (35, 330), (140, 120)])
+    assert classify(flush_left, "THE HEART OF THE JUNGLE, AS TWO MEN REACH THE GOAL", 18.0, False) == "caption"
+    assert classify(centred, "WHY COULDN'T YOU LOOK FOR A CAR IN TOWN", 18.0, False) == "speech"

@@ -41,6 +41,15 @@ class BubbleShape:
     """Area over bounding-box area: ~1 for a caption box, ~0.78 for an ellipse."""
     tail_xy: tuple[float, float] | None
     """Tip of the balloon's tail (the point of the outline farthest outside its fitted ellipse)."""
+    corners: int = 0
+    """Vertices of the outline simplified to 3% of its perimeter: 4 for a caption box."""
+
+    @property
+    def boxy(self) -> bool:
+        """A caption box: a filled rectangle, or a four-cornered convex outline."""
+        return (self.rectangularity >= 0.9 and self.solidity >= 0.95) or (
+            self.corners == 4 and self.rectangularity >= 0.88 and self.solidity >= 0.95
+        )
 
 
 @dataclass(frozen=True)
@@ -148,6 +157,10 @@ def group_lines(
         label = owner[members[0]]
         bubble = _bubble_shape(labels, stats, label) if label > 0 else None
         bbox = union_box(ln.bbox for ln in ordered)
+        if bubble is not None and (bubble.area_px2 > 5 * max(1, bbox[2] * bbox[3]) or bubble.solidity < 0.55):
+            # Lettering fills a balloon; a light region five times its size, or a ragged one, is the paper or
+            # sky around display lettering and figures.
+            bubble = None
         blocks.append(
             TextBlock(lines=tuple(ordered), bbox=bbox, bubble=bubble, light_around=_light_around(bbox, ordered, light))
         )
@@ -231,12 +244,14 @@ def _bubble_shape(labels: npt.NDArray[np.int32], stats: npt.NDArray[np.int32], l
     hull_area = float(cv2.contourArea(hull))
     solidity = area / hull_area if hull_area > 0 else 1.0
     rectangularity = area / float(max(w * h, 1))
+    corners = len(cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True))
     return BubbleShape(
         bbox=(x, y, w, h),
         area_px2=int(area),
         solidity=solidity,
         rectangularity=rectangularity,
         tail_xy=_tail_tip(contour, x, y),
+        corners=corners,
     )
 
 

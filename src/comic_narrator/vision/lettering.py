@@ -12,6 +12,7 @@ _WORD_HYPHEN = re.compile(r"[A-Za-z]{2}-$")
 _SENTENCE_START = re.compile(r"(^|[.!?…]\s+|[.!?…][\"')\]]\s+)([a-z])")
 _LONE_I = re.compile(r"\bi\b(?=('m|'ll|'ve|'d|\s|[.,!?;:…]|$))")
 _REPEATS = re.compile(r"(.)\1\1")
+_TIGHT_PUNCTUATION = re.compile(r"([!?;:,])(?=[A-Za-z])")
 
 
 def block_text(block: TextBlock) -> str:
@@ -28,7 +29,9 @@ def block_text(block: TextBlock) -> str:
             parts[-1] = parts[-1] + text
             continue
         parts.append(text)
-    return " ".join(parts)
+    joined = " ".join(parts)
+    # OCR drops the space after tight punctuation ("EAMES!WE'VE", "LOOK,VEZIN"); speech synthesis needs it back.
+    return _TIGHT_PUNCTUATION.sub(r"\1 ", joined) if not is_cjk(joined) else joined
 
 
 def is_all_caps(text: str) -> bool:
@@ -54,6 +57,18 @@ def page_letter_px(blocks: list[TextBlock]) -> float:
     return float(statistics.median(sizes)) if sizes else 0.0
 
 
+def _left_aligned(block: TextBlock) -> bool:
+    """Three or more horizontal lines that start at one x but end raggedly: a caption's narration. Balloon
+    lettering is centred line by line."""
+    lines = [ln for ln in block.lines if not ln.vertical]
+    if len(lines) < 3 or len(lines) != len(block.lines):
+        return False
+    lefts = [ln.bbox[0] for ln in lines]
+    centres = [ln.bbox[0] + ln.bbox[2] / 2 for ln in lines]
+    letter = statistics.median(ln.letter_px for ln in lines)
+    return statistics.pstdev(lefts) <= 0.35 * letter and statistics.pstdev(centres) >= 1.0 * letter
+
+
 def classify(block: TextBlock, text: str, typical_letter_px: float, page_mixed_case: bool) -> TextKind:
     """speech / shout / caption / sound from the balloon shape, the lettering's size, tilt and wording."""
     letter_px = max(ln.letter_px for ln in block.lines)
@@ -66,9 +81,10 @@ def classify(block: TextBlock, text: str, typical_letter_px: float, page_mixed_c
         sound_like = bool(_REPEATS.search(text.lower())) or text.endswith(("!", "！"))
         if short and (tilted or large or (sound_like and len(block.lines) == 1)):
             return "sound"
-        # Lettering on a light patch is a balloon whose outline is open (or merges with the gutter).
-        return "speech" if block.light_around >= 0.6 else "caption"
-    if bubble.rectangularity >= 0.9 and bubble.solidity >= 0.95:
+        # Lettering on a light patch is a balloon whose outline is open (or merges with the gutter), unless it
+        # is set flush left like the narration of a caption box.
+        return "speech" if block.light_around >= 0.6 and not _left_aligned(block) else "caption"
+    if bubble.boxy or _left_aligned(block):
         return "caption"
     exclaims = "!" in text or "！" in text
     if bubble.solidity < 0.8 and exclaims:

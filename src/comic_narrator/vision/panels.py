@@ -135,7 +135,7 @@ def detect_panels(
     # Sizes are relative to a page-shaped piece of the image, so that a long strip's panels are not held to a
     # fraction of the whole strip.
     min_area = params.min_panel_area_frac * min(h, w) * min(max(h, w), 1.5 * min(h, w))
-    min_side = params.min_panel_side_frac * min(h, w)
+    min_side = max(params.min_panel_side_frac * min(h, w), 16.0)
     # Ruled frames (rectangles, shared frame lines) only help on line art, where paper shows inside the panels;
     # on painted pages every straight dark edge of the art would pass for a frame.
     line_art = blobs.any() and float(background.paper_mask[blobs].mean()) >= 0.085
