@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from comic_narrator.audio.voice_stats import voice_stats
-from comic_narrator.backends.piper_tts import PiperEngine
+from comic_narrator.backends.piper_tts import PIPER_VOICES, PiperEngine
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.errors import EngineError
 
@@ -73,3 +74,11 @@ def test_world_voices_move_pitch_and_formants_independently(engine: PiperEngine)
     # The machine voice is a monotone.
     assert robot.f0_spread_semitones < 0.5 < joe.f0_spread_semitones
     assert abs(robot.f0_median_hz - 105) < 6
+
+
+def test_voice_token_follows_the_recipe() -> None:
+    spec = next(s for s in PIPER_VOICES if s.info.id == "en-joe-young")
+    stock, retuned = PiperEngine(), PiperEngine(voices=(replace(spec, tract_ratio=1.2),))
+    assert stock.voice_token("en-joe-young") == PiperEngine().voice_token("en-joe-young")
+    assert stock.voice_token("en-joe-young") != retuned.voice_token("en-joe-young")
+    assert stock.voice_token("en-joe") != stock.voice_token("en-joe-young")

@@ -132,7 +132,9 @@ class VoiceBank:
 
     def engine_version(self, voice_id: str) -> str:
         engine = self._engine_for(voice_id)
-        return f"{engine.name}:{engine.version}:{CLIP_FORMAT_VERSION}"
+        token = getattr(engine, "voice_token", None)
+        recipe = f":{token(voice_id)}" if callable(token) else ""
+        return f"{engine.name}:{engine.version}{recipe}:{CLIP_FORMAT_VERSION}"
 
     def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
         """One line in one voice, leveled to a common speech level plus the delivery's gain."""

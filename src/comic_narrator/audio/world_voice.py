@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from importlib import metadata
 from importlib.util import find_spec
 
 import numpy as np
@@ -36,6 +38,13 @@ TREMOLO_HZ = 5.5
 
 def world_available() -> bool:
     return find_spec("pyworld") is not None
+
+
+def voice_recipe_token(recipe: str, uses_world: bool) -> str:
+    """A short hash of a voice's recipe (and of the pyworld release that renders it, when it does)."""
+    if uses_world and world_available():
+        recipe += f";pyworld={metadata.version('pyworld')}"
+    return hashlib.sha256(recipe.encode("utf-8")).hexdigest()[:12]
 
 
 def _warp_envelope(envelope: npt.NDArray[np.float64], ratio: float) -> npt.NDArray[np.float64]:

