@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from comic_narrator.vision.bubbles import TextBlock, TextLine
-from comic_narrator.vision.lettering import block_text, classify, is_all_caps, sentence_case
+from comic_narrator.vision.lettering import block_text, classify, is_all_caps, latin_lookalikes, sentence_case
 
 
 def _block(*texts: str) -> TextBlock:
@@ -58,3 +58,8 @@ def test_flush_left_narration_is_a_caption_and_centred_lettering_is_speech() -> 
     centred = _lines_at([(10, 380), (75, 250), (35, 330), (140, 120)])
     assert classify(flush_left, "THE HEART OF THE JUNGLE, AS TWO MEN REACH THE GOAL", 18.0, False) == "caption"
     assert classify(centred, "WHY COULDN'T YOU LOOK FOR A CAR IN TOWN", 18.0, False) == "speech"
+
+
+def test_greek_and_cyrillic_lookalikes_become_latin() -> None:
+    assert latin_lookalikes("WΑTCH ΟUT! Сome оn") == "WATCH OUT! Come on"
+    assert latin_lookalikes("係船柱") == "係船柱"

@@ -43,6 +43,8 @@ class BubbleShape:
     """Tip of the balloon's tail (the point of the outline farthest outside its fitted ellipse)."""
     corners: int = 0
     """Vertices of the outline simplified to 3% of its perimeter: 4 for a caption box."""
+    body_solidity: float = 1.0
+    """Solidity without the tail: ~1 for any balloon, low for the ragged paper around figures."""
 
     @property
     def boxy(self) -> bool:
@@ -157,7 +159,7 @@ def group_lines(
         label = owner[members[0]]
         bubble = _bubble_shape(labels, stats, label) if label > 0 else None
         bbox = union_box(ln.bbox for ln in ordered)
-        if bubble is not None and (bubble.area_px2 > 5 * max(1, bbox[2] * bbox[3]) or bubble.solidity < 0.55):
+        if bubble is not None and (bubble.area_px2 > 5 * max(1, bbox[2] * bbox[3]) or bubble.body_solidity < 0.6):
             # Lettering fills a balloon; a light region five times its size, or a ragged one, is the paper or
             # sky around display lettering and figures.
             bubble = None
@@ -242,34 +244,54 @@ def _bubble_shape(labels: npt.NDArray[np.int32], stats: npt.NDArray[np.int32], l
     area = float(cv2.contourArea(contour))  # the outer outline: letters' holes do not count against it
     hull = cv2.convexHull(contour)
     hull_area = float(cv2.contourArea(hull))
-    solidity = area / hull_area if hull_area > 0 else 1.0
-    rectangularity = area / float(max(w * h, 1))
     corners = len(cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True))
+    tail_xy: tuple[float, float] | None = None
+    body_solidity = 1.0
+    fitted = _ellipse_radius(contour)
+    if fitted is not None:
+        radius, (ecx, ecy) = fitted
+        points = contour.reshape(-1, 2).astype(np.float64)
+        tip = int(np.argmax(radius))
+        if radius[tip] >= 1.3:
+            tail_xy = (float(points[tip, 0] + x), float(points[tip, 1] + y))
+        # Pull everything beyond 1.2 radii back: a tail no longer counts, a ragged region still does.
+        centre = np.array([ecx, ecy])
+        pull = np.minimum(1.0, 1.2 / np.maximum(radius, 1e-6))[:, None]
+        clipped = (centre + (points - centre) * pull).astype(np.float32)
+        clipped_hull = float(cv2.contourArea(cv2.convexHull(clipped)))
+        body_solidity = float(cv2.contourArea(clipped)) / clipped_hull if clipped_hull > 0 else 1.0
     return BubbleShape(
         bbox=(x, y, w, h),
         area_px2=int(area),
-        solidity=solidity,
-        rectangularity=rectangularity,
-        tail_xy=_tail_tip(contour, x, y),
+        solidity=area / hull_area if hull_area > 0 else 1.0,
+        rectangularity=area / float(max(w * h, 1)),
+        tail_xy=tail_xy,
         corners=corners,
+        body_solidity=body_solidity,
     )
 
 
-def _tail_tip(contour: npt.NDArray[np.int32], x0: int, y0: int) -> tuple[float, float] | None:
+def _ellipse_radius(contour: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.float64], tuple[float, float]] | None:
+    """Each outline point's distance from the centre in units of the ellipse fitted to the balloon's rim, and
+    that centre. The fit is repeated without the points far outside it, so a long tail cannot stretch it:
+    ~1 on the rim, > 1.3 at a tail's tip."""
     points = contour.reshape(-1, 2).astype(np.float64)
     if len(points) < 5:
         return None
-    (cx, cy), (d1, d2), angle = cv2.fitEllipse(contour)
-    if d1 <= 0 or d2 <= 0:
-        return None
-    theta = math.radians(angle)
-    cos_t, sin_t = math.cos(theta), math.sin(theta)
-    dx = points[:, 0] - cx
-    dy = points[:, 1] - cy
-    u = dx * cos_t + dy * sin_t
-    v = -dx * sin_t + dy * cos_t
-    radius = np.sqrt((u / (d1 / 2.0)) ** 2 + (v / (d2 / 2.0)) ** 2)
-    best = int(np.argmax(radius))
-    if radius[best] < 1.25:
-        return None
-    return (float(points[best, 0] + x0), float(points[best, 1] + y0))
+    keep = np.ones(len(points), dtype=bool)
+    radius = np.ones(len(points))
+    centre = (0.0, 0.0)
+    for _ in range(3):
+        if keep.sum() < 5:
+            break
+        (cx, cy), (d1, d2), angle = cv2.fitEllipse(points[keep].astype(np.float32))
+        if d1 <= 0 or d2 <= 0:
+            return None
+        theta = math.radians(angle)
+        dx, dy = points[:, 0] - cx, points[:, 1] - cy
+        u = dx * math.cos(theta) + dy * math.sin(theta)
+        v = -dx * math.sin(theta) + dy * math.cos(theta)
+        radius = np.sqrt((u / (d1 / 2.0)) ** 2 + (v / (d2 / 2.0)) ** 2)
+        centre = (float(cx), float(cy))
+        keep = radius <= 1.1
+    return np.asarray(radius, dtype=np.float64), centre

@@ -34,6 +34,17 @@ def block_text(block: TextBlock) -> str:
     return _TIGHT_PUNCTUATION.sub(r"\1 ", joined) if not is_cjk(joined) else joined
 
 
+# Greek and Cyrillic letters drawn like Latin ones: the multilingual recogniser sometimes picks them in English.
+_LOOKALIKE_FROM = "АВЕКМНОРСТХаеорсухіїјкΑΒΕΗΙΚΜΝΟΡΤΥΧΖοαικνρτυχ"
+_LOOKALIKE_TO = "ABEKMHOPCTXaeopcyxiijkABEHIKMNOPTYXZoaikvptux"
+_HOMOGLYPHS = str.maketrans(dict(zip(_LOOKALIKE_FROM, _LOOKALIKE_TO, strict=True)))
+
+
+def latin_lookalikes(text: str) -> str:
+    """English lettering with Greek/Cyrillic look-alike letters replaced by the Latin letters they resemble."""
+    return text.translate(_HOMOGLYPHS)
+
+
 def is_all_caps(text: str) -> bool:
     letters = [c for c in text if c.isalpha() and c.isascii()]
     if len(letters) < 2:

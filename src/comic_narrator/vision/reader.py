@@ -16,7 +16,14 @@ from comic_narrator.config import VisionConfig
 from comic_narrator.vision.bubbles import TextBlock, group_lines, to_text_lines
 from comic_narrator.vision.direction import reading_direction, script_language
 from comic_narrator.vision.geometry import centre, overlap_of_smaller, union_box
-from comic_narrator.vision.lettering import block_text, classify, is_all_caps, page_letter_px, sentence_case
+from comic_narrator.vision.lettering import (
+    block_text,
+    classify,
+    is_all_caps,
+    latin_lookalikes,
+    page_letter_px,
+    sentence_case,
+)
 from comic_narrator.vision.order import reading_order
 from comic_narrator.vision.page_kind import classify_page, is_blank
 from comic_narrator.vision.panels import PanelParams, detect_panels, estimate_background, is_full_bleed
@@ -55,7 +62,7 @@ def read_page(
     lines = to_text_lines(ocr.recognize(image_rgb, ocr_lang), config.min_ocr_score)
     lang = config.lang if config.lang != "auto" else (script_language([ln.text for ln in lines]) or ocr_lang)
     blocks = group_lines(lines, gray, float(np.mean(background.rgb)), raw_panels)
-    blocks = [b for b in blocks if not _is_page_furniture(b, raw_panels)]
+    blocks = [b for b in blocks if not _is_page_furniture(b, raw_panels) and not _is_stray_glyph(b)]
     direction = reading_direction(config, page, manga_hint, lang)
     panel_direction: ReadingDirection = direction
     panels = [raw_panels[i] for i in reading_order(raw_panels, panel_direction)]
@@ -100,6 +107,12 @@ def _is_page_furniture(block: TextBlock, panels: list[BBox]) -> bool:
     return not inside and bool(_PAGE_NUMBER.match(text))
 
 
+def _is_stray_glyph(block: TextBlock) -> bool:
+    """One letter outside any balloon: a circle or a stroke of the art read as 'O' or 'l', not lettering."""
+    letters = sum(c.isalnum() for ln in block.lines for c in ln.text)
+    return block.bubble is None and letters <= 1
+
+
 def _panel_of(box: BBox, panels: list[BBox]) -> int:
     best, best_overlap = -1, 0.5
     for i, panel in enumerate(panels):
@@ -121,6 +134,8 @@ def _texts_in_order(
         return []
     typical_letter = page_letter_px(blocks)
     texts_raw = [block_text(b) for b in blocks]
+    if lang == "en":
+        texts_raw = [latin_lookalikes(t) for t in texts_raw]
     mixed_case = sum(not is_all_caps(t) for t in texts_raw if any(c.isalpha() for c in t)) > len(texts_raw) / 2
     owners = [_panel_of(b.bbox, panels) for b in blocks]
     first_panel_top = min((p[1] for p in panels), default=0)

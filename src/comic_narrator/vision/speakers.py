@@ -34,7 +34,8 @@ def speaker_anchor(block: TextBlock, panel_box: BBox | None) -> tuple[float, flo
 def appearance_signature(
     image_rgb: npt.NDArray[np.uint8], anchor_xy: tuple[float, float], window_px: int, exclude: BBox
 ) -> tuple[float, ...]:
-    """Hue/saturation/lightness histogram of the art around the anchor, balloon and outlines left out."""
+    """Histogram of the art around the anchor (balloon and outlines left out): the hues of its coloured pixels
+    when there are some (8% or more), else three lightness bins. A coloured and a grey signature are 1.0 apart."""
     height_px, width_px = image_rgb.shape[:2]
     half = max(8, window_px // 2)
     x, y, w, h = clip_box(
@@ -55,10 +56,17 @@ def appearance_signature(
     if len(sel) < 16:
         return tuple([0.0] * bins)
     colourful = sel[:, 1] > 60
-    hue_hist = np.bincount((sel[colourful, 0] * SIGNATURE_HUE_BINS // 180), minlength=SIGNATURE_HUE_BINS)
-    grey = sel[~colourful, 2]
-    grey_hist = np.bincount(np.minimum(grey * 3 // 256, 2), minlength=3)
-    hist = np.concatenate([hue_hist, grey_hist]).astype(np.float64)
+    if colourful.mean() >= 0.08:
+        # Colour carries identity (a costume, hair, skin); the grey of paper, sky and shading does not.
+        hist = np.concatenate(
+            [np.bincount(sel[colourful, 0] * SIGNATURE_HUE_BINS // 180, minlength=SIGNATURE_HUE_BINS), np.zeros(3)]
+        ).astype(np.float64)
+    else:
+        # Black-and-white art: only the lightness mix is left.
+        grey = sel[:, 2]
+        hist = np.concatenate(
+            [np.zeros(SIGNATURE_HUE_BINS), np.bincount(np.minimum(grey * 3 // 256, 2), minlength=3)]
+        ).astype(np.float64)
     total = float(hist.sum())
     return tuple(float(v) for v in hist / total) if total > 0 else tuple([0.0] * bins)
 

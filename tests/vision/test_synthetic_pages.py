@@ -1,0 +1,78 @@
+"""Balloons, kinds, order and speakers on drawn pages where the truth is known exactly (real OCR engine)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import VisionConfig
+from comic_narrator.vision.metrics import letters_found, normalise_letters
+from comic_narrator.vision.reader import read_page
+from comic_narrator.vision.speakers import link_speakers
+from tests.vision.conftest import page_for
+from tests.vision.synthetic import Balloon, PanelSpec, draw_page
+
+PAGE_1 = [
+    PanelSpec(
+        (30, 30, 455, 640),
+        (("red", (120, 380)), ("blue", (360, 420))),
+        (
+            Balloon(("WHERE ARE YOU", "GOING TONIGHT?"), (150, 130), "speech", "red"),
+            Balloon(("TO THE OLD MILL,", "AS I TOLD YOU."), (340, 250), "speech", "blue"),
+        ),
+    ),
+    PanelSpec(
+        (515, 30, 455, 640),
+        (("green", (740, 420)),),
+        (
+            Balloon(("LATER THAT NIGHT,", "AT THE OLD MILL", "BY THE RIVER..."), (690, 100), "caption", None),
+            Balloon(("WATCH OUT!",), (760, 250), "shout", "green"),
+        ),
+    ),
+    PanelSpec(
+        (30, 700, 940, 670),
+        (("red", (200, 1080)), ("green", (760, 1080))),
+        (
+            Balloon(("I TOLD YOU SO.",), (380, 820), "speech", "red"),
+            Balloon(("FINE, FINE.", "LET US GO HOME."), (650, 900), "speech", "green"),
+        ),
+    ),
+]
+PAGE_2 = [
+    PanelSpec(
+        (30, 30, 940, 1340),
+        (("blue", (250, 700)), ("green", (720, 700))),
+        (
+            Balloon(("WHO IS THERE?",), (300, 300), "speech", "blue"),
+            Balloon(("ONLY ME, FRIEND.",), (700, 420), "speech", "green"),
+        ),
+    ),
+]
+
+
+def _read(ocr: RapidOcrEngine, panels: list[PanelSpec], index: int):  # type: ignore[no-untyped-def]
+    image = np.ascontiguousarray(draw_page(panels))
+    return read_page(image, page_for(image, index), config=VisionConfig(), manga_hint=None, ocr=ocr)
+
+
+def test_kinds_order_and_sentence_case(ocr: RapidOcrEngine) -> None:
+    reading = _read(ocr, PAGE_1, 0)
+    balloons = [b for p in PAGE_1 for b in p.balloons]
+    assert [len(reading.panels), len(reading.texts)] == [3, len(balloons)]
+    assert [t.kind for t in reading.texts] == [b.kind for b in balloons]
+    assert [t.panel for t in reading.texts] == [0, 0, 1, 1, 2, 2]
+    for text, balloon in zip(reading.texts, balloons, strict=True):
+        # The spikes of the shout balloon can add a stray letter or two; the words must all be there.
+        assert letters_found(normalise_letters(" ".join(balloon.lines)), normalise_letters(text.text)) >= 0.8
+    assert reading.texts[0].text.startswith("Where are you going")
+
+
+def test_speakers_follow_the_tails_within_and_across_pages(ocr: RapidOcrEngine) -> None:
+    readings = link_speakers([_read(ocr, PAGE_1, 0), _read(ocr, PAGE_2, 1)])
+    truth = [b.speaker for page in (PAGE_1, PAGE_2) for p in page for b in p.balloons]
+    found = [t.speaker for r in readings for t in r.texts]
+    assert len(found) == len(truth)
+    assert [f is None for f in found] == [t is None for t in truth]
+    # The same figure always gets the same id, and different figures different ids.
+    pairs = {(f, t) for f, t in zip(found, truth, strict=True) if t is not None}
+    assert len({f for f, _ in pairs}) == len({t for _, t in pairs}) == len(pairs) == 3
