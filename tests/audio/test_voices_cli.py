@@ -9,6 +9,7 @@ import pytest
 import soundfile as sf
 
 from comic_narrator.audio.voices_cli import main
+from tests.backends.tts_servers import ServerState, tone_wav, tts_server
 
 
 def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,3 +48,35 @@ def test_preview_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert not (tmp_path / "x.wav").exists()
     with pytest.raises(SystemExit):
         main(["--preview", "en-joe", "Hi."])
+
+
+def test_server_voices_listed_and_registered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state = ServerState()
+    reference = tmp_path / "ref.wav"
+    reference.write_bytes(tone_wav("a sample line", 190.0))
+    with tts_server(state) as url:
+        assert (
+            main(
+                [
+                    "--tts-server",
+                    url,
+                    "--register",
+                    "villain",
+                    "--reference",
+                    str(reference),
+                    "--transcript",
+                    "a sample line",
+                ]
+            )
+            == 0
+        )
+        assert "fish:villain" in capsys.readouterr().out
+        assert state.references["villain"] == "a sample line"
+        assert main(["--json", "--tts-server", url]) == 0
+        ids = [v["id"] for v in json.loads(capsys.readouterr().out)]
+        assert ids[:2] == ["fish:hero", "fish:villain"] and "en-joe" in ids
+        out = tmp_path / "villain.wav"
+        assert main(["--tts-server", url, "--preview", "fish:villain", "Mwa ha ha.", "-o", str(out)]) == 0
+        assert sf.info(str(out)).samplerate == 16_000
+    assert main(["--tts-server", url, "--json"]) == 2
+    assert "not answering" in capsys.readouterr().err

@@ -26,11 +26,38 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", type=Path, help="WAV file written by --preview")
     parser.add_argument("--speed", type=float, default=1.0, help="speaking-rate multiplier for --preview")
     parser.add_argument("--pitch", type=float, default=0.0, help="pitch shift in semitones for --preview")
+    parser.add_argument("--tts-server", help="also list/preview a GPU TTS server's voices (base URL)")
+    parser.add_argument("--tts-api", choices=("fish", "openai"), default="fish", help="the server's API")
+    parser.add_argument("--tts-voices", help="comma-separated server voices, name[:lang[:gender[:age]]]")
+    parser.add_argument("--register", metavar="ID", help="register a Fish Speech reference voice under this id")
+    parser.add_argument("--reference", type=Path, help="with --register: a short WAV of the voice")
+    parser.add_argument("--transcript", help="with --register: what the reference WAV says")
     return parser
 
 
-def _list(as_json: bool) -> int:
-    with open_voice_bank(VoiceConfig()) as bank:
+def _config(args: argparse.Namespace) -> VoiceConfig:
+    voices = tuple(v.strip() for v in (args.tts_voices or "").split(",") if v.strip())
+    return VoiceConfig(tts_server=args.tts_server, tts_server_api=args.tts_api, tts_server_voices=voices)
+
+
+def _register(config: VoiceConfig, reference_id: str, reference: Path, transcript: str) -> int:
+    """Upload a reference voice to a Fish Speech server (POST /v1/references/add)."""
+    from comic_narrator.backends.fish_speech import FishSpeechEngine, ReferenceAudio
+
+    if not config.tts_server or config.tts_server_api != "fish":
+        raise OutputError("--register needs --tts-server URL of a Fish Speech server")
+    try:
+        wav_bytes = reference.read_bytes()
+    except OSError as exc:
+        raise OutputError(f"cannot read the reference: {exc.strerror or exc}", path=reference) from exc
+    engine = FishSpeechEngine(config.tts_server, timeout_s=config.tts_request_timeout_s)
+    engine.add_reference(reference_id, ReferenceAudio(wav_bytes, transcript))
+    print(f"registered fish:{reference_id}; the server now lists: {', '.join(engine.list_references())}")
+    return 0
+
+
+def _list(config: VoiceConfig, as_json: bool) -> int:
+    with open_voice_bank(config) as bank:
         voices = bank.voices()
         if as_json:
             print(json.dumps([asdict(v) for v in voices], indent=2, ensure_ascii=False))
@@ -42,10 +69,10 @@ def _list(as_json: bool) -> int:
     return 0
 
 
-def _preview(voice_id: str, text: str, output: Path, speed: float, pitch: float) -> int:
+def _preview(config: VoiceConfig, voice_id: str, text: str, output: Path, speed: float, pitch: float) -> int:
     if not output.parent.exists():
         raise OutputError("the output folder does not exist", path=output.parent)
-    with open_voice_bank(VoiceConfig()) as bank:
+    with open_voice_bank(config) as bank:
         info = bank.voice(voice_id)
         spoken = normalize_for_speech(text, info.language, "speech")
         if not spoken:
@@ -60,13 +87,18 @@ def main(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        config = _config(args)
+        if args.register:
+            if not args.reference or not args.transcript:
+                parser.error("--register ID needs --reference FILE.wav and --transcript TEXT")
+            return _register(config, args.register, args.reference, args.transcript)
         if args.preview:
             if not args.text or not args.output:
                 parser.error('--preview needs VOICE "text" -o FILE.wav')
-            return _preview(args.preview, args.text, args.output, args.speed, args.pitch)
+            return _preview(config, args.preview, args.text, args.output, args.speed, args.pitch)
         if args.text or args.output:
             parser.error('text and -o go with --preview VOICE "text" -o FILE.wav')
-        return _list(args.json)
+        return _list(config, args.json)
     except ComicNarratorError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
