@@ -49,3 +49,14 @@ def test_english_with_a_kokoro_voice(engine: KokoroEngine) -> None:
     speech = engine.synthesize("Wait for me!", "en-nezumi", Delivery(speed=1.1))
     assert 0.5 < speech.duration_s < 3.0
     assert voice_stats(speech.samples, 24_000).f0_median_hz > 180
+
+
+def test_long_phoneme_strings_are_cut_at_punctuation() -> None:
+    from comic_narrator.backends.kokoro_tts import MAX_TOKENS, _split_tokens
+
+    tokens = ([1] * 150 + [4]) * 5  # five 151-token phrases ending in '.'
+    pieces = _split_tokens(tokens, breaks={4})
+    assert [len(p) for p in pieces] == [453, 302]
+    assert all(p[-1] == 4 for p in pieces) and [t for p in pieces for t in p] == tokens
+    unbroken = _split_tokens([1] * 1200, breaks={4})
+    assert [len(p) for p in unbroken] == [MAX_TOKENS, MAX_TOKENS, 200]
