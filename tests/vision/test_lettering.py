@@ -63,3 +63,24 @@ def test_flush_left_narration_is_a_caption_and_centred_lettering_is_speech() -> 
 def test_greek_and_cyrillic_lookalikes_become_latin() -> None:
     assert latin_lookalikes("WΑTCH ΟUT! Сome оn") == "WATCH OUT! Come on"
     assert latin_lookalikes("係船柱") == "係船柱"
+
+
+def _loose(text: str, letter_px: float, angle_deg: float = 0.0, width_px: int = 300) -> TextBlock:
+    line = TextLine(
+        bbox=(0, 0, width_px, 40), text=text, score=1.0, vertical=False, angle_deg=angle_deg, letter_px=letter_px
+    )
+    return TextBlock(lines=(line,), bbox=line.bbox, bubble=None, light_around=0.9)
+
+
+def test_display_lettering_is_a_title_at_the_top_and_a_sound_elsewhere() -> None:
+    title = _loose("SKULL", 90.0)
+    assert classify(title, "SKULL", 20.0, False, near_top=True) == "caption"
+    assert classify(title, "SKULL", 20.0, False, near_top=False) == "sound"
+    assert classify(_loose("CRASH!!", 90.0), "CRASH!!", 20.0, False, near_top=True) == "sound"
+    assert classify(_loose("WHAM", 90.0, angle_deg=25.0), "WHAM", 20.0, False, near_top=True) == "sound"
+
+
+def test_loose_lettering_across_the_panel_is_a_caption() -> None:
+    strip = _loose("SCREAMING, IT CAME FROM THE PLACE OF MURDER.", 20.0, width_px=900)
+    assert classify(strip, strip.lines[0].text, 20.0, False, panel_wide=True) == "caption"
+    assert classify(strip, strip.lines[0].text, 20.0, False, panel_wide=False) == "speech"

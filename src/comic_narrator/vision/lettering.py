@@ -80,8 +80,18 @@ def _left_aligned(block: TextBlock) -> bool:
     return statistics.pstdev(lefts) <= 0.35 * letter and statistics.pstdev(centres) >= 1.0 * letter
 
 
-def classify(block: TextBlock, text: str, typical_letter_px: float, page_mixed_case: bool) -> TextKind:
-    """speech / shout / caption / sound from the balloon shape, the lettering's size, tilt and wording."""
+def classify(
+    block: TextBlock,
+    text: str,
+    typical_letter_px: float,
+    page_mixed_case: bool,
+    near_top: bool = False,
+    panel_wide: bool = False,
+) -> TextKind:
+    """speech / shout / caption / sound from the balloon shape, the lettering's size, tilt and wording.
+
+    ``near_top``: the block sits in the top quarter of the page, where display lettering is a title.
+    ``panel_wide``: the block spans most of its panel's width, as a caption strip does and a balloon does not."""
     letter_px = max(ln.letter_px for ln in block.lines)
     tilted = any(abs(ln.angle_deg) > 12 and not ln.vertical for ln in block.lines)
     large = typical_letter_px > 0 and letter_px >= 1.7 * typical_letter_px
@@ -90,11 +100,15 @@ def classify(block: TextBlock, text: str, typical_letter_px: float, page_mixed_c
     bubble = block.bubble
     if bubble is None:
         sound_like = bool(_REPEATS.search(text.lower())) or text.endswith(("!", "！"))
+        level = all(abs(ln.angle_deg) <= 5 or ln.vertical for ln in block.lines)
+        if large and near_top and level and not sound_like and len(letters) >= 4:
+            return "caption"  # a title ("THE SCREAMING SKULL"), for the narrator, not a noise
         if short and (tilted or large or (sound_like and len(block.lines) == 1)):
             return "sound"
         # Lettering on a light patch is a balloon whose outline is open (or merges with the gutter), unless it
         # is set flush left like the narration of a caption box.
-        return "speech" if block.light_around >= 0.6 and not _left_aligned(block) else "caption"
+        balloon_like = block.light_around >= 0.6 and not _left_aligned(block) and not panel_wide
+        return "speech" if balloon_like else "caption"
     if bubble.boxy or _left_aligned(block):
         return "caption"
     exclaims = "!" in text or "！" in text

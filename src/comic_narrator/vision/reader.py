@@ -152,7 +152,18 @@ def _texts_in_order(
     for group in groups:
         boxes = [blocks[i].bbox for i in group]
         ordered.extend(group[k] for k in reading_order(boxes, within_direction))
-    kinds = [classify(blocks[i], texts_raw[i], typical_letter, mixed_case) for i in range(len(blocks))]
+    height_px = image_rgb.shape[0]
+    kinds = [
+        classify(
+            blocks[i],
+            texts_raw[i],
+            typical_letter,
+            mixed_case,
+            near_top=centre(blocks[i].bbox)[1] < 0.25 * height_px,
+            panel_wide=owners[i] >= 0 and blocks[i].bbox[2] >= 0.6 * panels[owners[i]][2],
+        )
+        for i in range(len(blocks))
+    ]
     if page_kind != "story":
         # Print on an ad or a cover is not somebody talking unless it sits in a real balloon.
         kinds = [k if blocks[i].bubble is not None or k == "sound" else "caption" for i, k in enumerate(kinds)]
