@@ -86,7 +86,6 @@ def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S) -> FloatArray
     size, hop = int(FRAME_S * ANALYSIS_RATE_HZ), int(hop_s * ANALYSIS_RATE_HZ)
     lag_min, lag_max = ANALYSIS_RATE_HZ // 400, ANALYSIS_RATE_HZ // 60
     x = np.pad(x, (0, size + lag_max + hop))
-    f0 = np.zeros(count)
     lags = np.arange(1, lag_max + 1)
     idx = np.arange(size + lag_max)[None, :] + hop * np.arange(count)[:, None]
     windows = x[idx]
@@ -97,18 +96,16 @@ def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S) -> FloatArray
     energy_head = sq[:, size][:, None]
     energy_shift = sq[:, lags + size] - sq[:, lags]
     diffs = np.maximum(energy_head + energy_shift - 2 * corr, 0.0)
-    for i in range(count):
-        diff = diffs[i]
-        if energy_head[i, 0] <= 1e-12:
-            continue
-        cmnd = diff * lags / np.maximum(np.cumsum(diff), 1e-12)
-        below = np.flatnonzero(cmnd[lag_min - 1 :] < 0.15)
-        if len(below) == 0:
-            continue
-        k = lag_min - 1 + int(below[0])
-        while k + 1 < len(cmnd) and cmnd[k + 1] < cmnd[k]:
-            k += 1
-        f0[i] = ANALYSIS_RATE_HZ / lags[k]
+    cmnd = diffs * lags[None, :] / np.maximum(np.cumsum(diffs, axis=1), 1e-12)
+    # First lag (from lag_min) under the threshold, then down to the bottom of that dip; all frames at once.
+    under = cmnd < 0.15
+    under[:, : lag_min - 1] = False
+    voiced = under.any(axis=1) & (energy_head[:, 0] > 1e-12)
+    first = np.argmax(under, axis=1)
+    rising = np.concatenate([cmnd[:, 1:] >= cmnd[:, :-1], np.ones((count, 1), dtype=bool)], axis=1)
+    rising &= np.arange(lag_max)[None, :] >= first[:, None]
+    bottom = np.argmax(rising, axis=1)
+    f0 = np.where(voiced, ANALYSIS_RATE_HZ / lags[bottom], 0.0)
     return f0
 
 
