@@ -68,7 +68,13 @@ def _kokoro(config: VoiceConfig) -> OpenableEngine | None:
     return KokoroEngine() if kokoro_installed() else None
 
 
-DEFAULT_FACTORIES: tuple[EngineFactory, ...] = (_server, _piper, _kokoro)
+def _openjtalk(config: VoiceConfig) -> OpenableEngine | None:
+    from comic_narrator.backends.openjtalk_tts import OpenJTalkEngine, openjtalk_installed
+
+    return OpenJTalkEngine() if openjtalk_installed() else None
+
+
+DEFAULT_FACTORIES: tuple[EngineFactory, ...] = (_server, _piper, _kokoro, _openjtalk)
 """A configured server comes first, so casting prefers its voices; the bundled voices stay available."""
 
 
