@@ -191,15 +191,17 @@ def merge_with_cells(flood: list[BBox], framed: list[FramedBox]) -> list[BBox]:
             and overlap_of_smaller(cell, f) >= 0.8
             and not any(iou(f, c) >= 0.7 for c in closed)
         ]
-        if len(superseded) == len(conflicts):
+        if len(conflicts) == 1 and len(superseded) == 1:  # a frame holding two panels is their union
             final = [f for f in final if f not in superseded]
             final.append(cell)
     return final
 
 
 def _ink_mask(gray: npt.NDArray[np.uint8], background: PageBackground) -> Mask:
+    """Pixels well on the way from the paper to the page's darkest ink (faded newsprint prints brown, not black)."""
     paper_luma = float(np.mean(background.rgb))
-    return np.asarray(gray < min(paper_luma * 0.62, 140), dtype=bool)
+    darkest = float(np.percentile(gray[:: max(1, gray.shape[0] // 300), :: max(1, gray.shape[1] // 300)], 2))
+    return np.asarray(gray < min(paper_luma - 0.4 * (paper_luma - darkest), 140), dtype=bool)
 
 
 def _paper_reachable_from_edge(paper: Mask) -> Mask:

@@ -108,9 +108,11 @@ def _is_page_furniture(block: TextBlock, panels: list[BBox]) -> bool:
 
 
 def _is_stray_glyph(block: TextBlock) -> bool:
-    """One letter outside any balloon: a circle or a stroke of the art read as 'O' or 'l', not lettering."""
-    letters = sum(c.isalnum() for ln in block.lines for c in ln.text)
-    return block.bubble is None and letters <= 1
+    """Outside any balloon, one character or no letter at all: a circle or a stroke of the art read as 'O',
+    a price tag or a date in the art ('$150', '.05'), not lettering to be read aloud."""
+    text = "".join(ln.text for ln in block.lines)
+    letters = sum(c.isalpha() for c in text)
+    return block.bubble is None and (letters == 0 or sum(c.isalnum() for c in text) <= 1)
 
 
 def _panel_of(box: BBox, panels: list[BBox]) -> int:
