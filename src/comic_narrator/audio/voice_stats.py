@@ -15,6 +15,8 @@ FRAME_S = 0.04
 HOP_S = 0.01
 N_MELS = 40
 N_CEPS = 13
+F0_CEIL_HZ = 600
+"""Highest pitch tracked: the HTS voice Mei as a girl sits at 450 Hz."""
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -82,9 +84,9 @@ def f0_track(samples: FloatAudio, sample_rate_hz: int, hop_s: float) -> FloatArr
 
 
 def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S) -> FloatArray:
-    """YIN pitch (de Cheveigne & Kawahara 2002) per hop in 60..400 Hz; 0 where the frame is unvoiced."""
+    """YIN pitch (de Cheveigne & Kawahara 2002) per hop in 60..F0_CEIL_HZ; 0 where the frame is unvoiced."""
     size, hop = int(FRAME_S * ANALYSIS_RATE_HZ), int(hop_s * ANALYSIS_RATE_HZ)
-    lag_min, lag_max = ANALYSIS_RATE_HZ // 400, ANALYSIS_RATE_HZ // 60
+    lag_min, lag_max = ANALYSIS_RATE_HZ // F0_CEIL_HZ, ANALYSIS_RATE_HZ // 60
     x = np.pad(x, (0, size + lag_max + hop))
     lags = np.arange(1, lag_max + 1)
     idx = np.arange(size + lag_max)[None, :] + hop * np.arange(count)[:, None]
