@@ -1,4 +1,4 @@
-"""Utterance text: line joining, de-hyphenation, all-caps to sentence case."""
+"""Utterance text and kind: line joining, de-hyphenation, sentence case, look-alikes, caption/title/sound rules."""
 
 from __future__ import annotations
 
