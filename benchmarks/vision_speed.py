@@ -63,13 +63,14 @@ def bench_page(name: str, image: npt.NDArray[np.uint8]) -> PageImage:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads (0: all cores)")
+    parser.add_argument("--threads", type=int, default=0, help="onnxruntime intra-op threads (0: engine decides)")
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     pages = corpus_pages(args.corpus)
     walls: list[float] = []
     cpus: list[float] = []
     with RapidOcrEngine(threads=args.threads) as ocr:
+        threads = ocr.threads_in_use
         for name, image in pages:
             page = bench_page(name, image)
             for _ in range(args.repeat):
@@ -89,7 +90,7 @@ def main() -> int:
     wall_s, cpu_s = statistics.median(walls), statistics.median(cpus)
     print(
         f"median over {len(walls)} page reads: wall {wall_s:.2f} s, cpu {cpu_s:.2f} s"
-        f" (onnxruntime threads {args.threads}, {os.cpu_count()} cores, load average now {load:.1f})"
+        f" (onnxruntime threads {threads}, {os.cpu_count()} cores, load average now {load:.1f})"
     )
     return 0
 

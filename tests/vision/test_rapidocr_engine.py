@@ -55,3 +55,8 @@ def test_grey_and_tiny_images(ocr: RapidOcrEngine) -> None:
     assert ocr.recognize(np.zeros((4, 4, 3), dtype=np.uint8), "en") == []
     grey = load_rgb(DATA / "peppercarrot-ep17" / "page1.jpg")[691:986, 41:339].mean(axis=2).astype(np.uint8)
     assert any("pepper" in ln.text.lower() for ln in ocr.recognize(grey, "en"))
+
+
+def test_thread_count_is_fixed_when_asked_and_bounded_when_automatic(ocr: RapidOcrEngine) -> None:
+    assert RapidOcrEngine(threads=3).threads_in_use == 3
+    assert 1 <= ocr.threads_in_use <= 4  # decided once, when the session fixture opened the engine

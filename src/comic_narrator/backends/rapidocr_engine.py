@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -48,7 +49,7 @@ class RapidOcrEngine:
         det_long_side_px: int = 1024,
         min_short_side_px: int = 1000,
         tile_aspect: float = 1.5,
-        threads: int = 1,
+        threads: int = 0,
         min_score: float = 0.5,
     ) -> None:
         self._model_dir = model_dir
@@ -56,10 +57,27 @@ class RapidOcrEngine:
         self.min_short_side_px = min_short_side_px
         self.tile_aspect = tile_aspect
         self.threads = threads
+        self._threads_decided = 0
         self.min_score = min_score
         self._ocr: Any = None
 
     # ------------------------------------------------------------------------------------------- lifecycle
+
+    @property
+    def threads_in_use(self) -> int:
+        """onnxruntime intra-op threads: ``threads`` when set, else what was decided when the engine opened.
+
+        onnxruntime's worker threads spin while they wait. On a machine that is already busy (a 2-core box also
+        synthesising speech) one thread reads faster than two: page 2 of Pepper&Carrot took 1.33 s with one
+        thread and 1.92 s with two at a load average of 4. So with ``threads=0`` the engine takes every core
+        (up to 4) only when the load average leaves them idle, and one thread otherwise."""
+        if self.threads > 0:
+            return self.threads
+        if self._threads_decided > 0:
+            return self._threads_decided
+        cores = os.cpu_count() or 1
+        idle_cores = cores - os.getloadavg()[0]
+        return max(1, min(4, cores)) if idle_cores >= cores - 0.5 else 1
 
     def open(self) -> RapidOcrEngine:
         if self._ocr is not None:
@@ -77,6 +95,7 @@ class RapidOcrEngine:
         try:
             from rapidocr import RapidOCR
 
+            threads = self.threads_in_use
             params: dict[str, Any] = {
                 "Global.log_level": "error",
                 "Global.use_cls": False,
@@ -89,10 +108,7 @@ class RapidOcrEngine:
                 "Det.model_path": str(paths[_DET_MODEL]),
                 "Rec.model_path": str(paths[_REC_MODEL]),
                 "Cls.model_path": str(paths[_CLS_MODEL]),
-                # One onnxruntime thread by default: its worker threads spin, and on a 2-core machine that is also
-                # synthesising speech they lose more than they gain (page 2 of Pepper&Carrot: 1.33 s with one
-                # thread, 1.92 s with two, measured under load). 0 = onnxruntime's own choice (all cores).
-                "EngineConfig.onnxruntime.intra_op_num_threads": self.threads if self.threads > 0 else -1,
+                "EngineConfig.onnxruntime.intra_op_num_threads": threads,
             }
             ocr = RapidOCR(params=params)
             logging.getLogger("RapidOCR").setLevel(logging.ERROR)
@@ -103,10 +119,12 @@ class RapidOcrEngine:
         except Exception as exc:  # rapidocr/onnxruntime raise many types; report one clear error
             raise EngineError(f"rapidocr failed to load its models from {model_dir}: {exc}") from exc
         self._ocr = ocr
+        self._threads_decided = threads
         return self
 
     def close(self) -> None:
         self._ocr = None
+        self._threads_decided = 0
 
     def __enter__(self) -> RapidOcrEngine:
         return self.open()
