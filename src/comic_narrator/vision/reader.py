@@ -64,13 +64,12 @@ def read_page(
     blocks = group_lines(lines, gray, float(np.mean(background.rgb)), raw_panels)
     blocks = [b for b in blocks if not _is_page_furniture(b, raw_panels) and not _is_stray_glyph(b)]
     direction = reading_direction(config, page, manga_hint, lang)
-    panel_direction: ReadingDirection = direction
-    panels = [raw_panels[i] for i in reading_order(raw_panels, panel_direction)]
-    full_bleed = is_full_bleed(background)
-    page_kind = classify_page(panels, blocks, width_px, height_px, full_bleed)
+    panels = [raw_panels[i] for i in reading_order(raw_panels, direction)]
+    page_kind = classify_page(panels, blocks, width_px, height_px, is_full_bleed(background))
     if page_kind != "story" or not panels:
-        content = union_box([*panels, *(b.bbox for b in blocks)]) if (panels or blocks) else (0, 0, width_px, height_px)
-        panels = [content if panels or blocks else (0, 0, width_px, height_px)]
+        # A cover, an ad, or a page without frames is shown (and narrated) as one picture.
+        content = [*panels, *(b.bbox for b in blocks)]
+        panels = [union_box(content) if content else (0, 0, width_px, height_px)]
     texts = _texts_in_order(image_rgb, blocks, panels, direction, lang, page_kind)
     return PageReading(
         page=page.index,
