@@ -59,3 +59,14 @@ def test_japanese() -> None:
     assert normalize_for_speech("えっ・・・ なに！？！？", "ja", "speech") == "えっ…なに?"
     assert normalize_for_speech("すごーーーい", "ja", "shout") == "すごーい"
     assert normalize_for_speech("・・・", "ja", "speech") == ""
+
+
+def test_respelled_interjections_are_said_not_spelled() -> None:
+    from comic_narrator.audio.normalize import INTERJECTIONS_EN
+    from comic_narrator.backends.espeak_g2p import phonemize_sentences
+
+    for spoken in sorted({v for v in INTERJECTIONS_EN.values() if v}):
+        phonemes = "".join(p for sentence in phonemize_sentences(spoken + ".") for p in sentence)
+        # espeak spells an unpronounceable word letter by letter, one stress mark per letter name.
+        stresses = sum(phonemes.count(mark) for mark in "ˈˌ")
+        assert stresses <= len(spoken.split()), (spoken, phonemes)
