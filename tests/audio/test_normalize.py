@@ -47,6 +47,9 @@ def test_sound_words_are_said_not_spelled() -> None:
     assert normalize_for_speech("BLAM", "en", "sound") == "Blam!"
     assert normalize_for_speech("BZZZT!", "en", "sound") == "buzzt!"
     assert normalize_for_speech("KRK", "en", "sound") == "kurk!"
+    assert normalize_for_speech("FWOOSH!", "en", "sound") == "foosh!"
+    assert normalize_for_speech("ZZZAP", "en", "sound") == "zap!"
+    assert normalize_for_speech("BWAAAH", "en", "sound") == "baah!"
 
 
 def test_numbers() -> None:

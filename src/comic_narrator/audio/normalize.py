@@ -84,6 +84,7 @@ _STUTTER = re.compile(r"\b([A-Za-z]{1,3})-(?=\1)", re.IGNORECASE)
 _LETTER_RUN = re.compile(r"([A-Za-z])\1{2,}")
 _ANY_RUN = re.compile(r"([a-z])\1+")
 _VOWEL = re.compile(r"[aeiouy]")
+_BAD_ONSET = re.compile(r"^(?:([bfpv])w|([b-df-hj-np-tv-xz])\2)")
 
 
 def _one_mark(match: re.Match[str]) -> str:
@@ -132,8 +133,10 @@ def _fix_word(word: str, kind: TextKind) -> str:
     if not _VOWEL.search(lower) and (collapsed != lower or single != lower or kind == "sound") and len(single) > 1:
         # A vowel-less sound word would be spelled out: give it a vowel after its first letter (grrk -> gurk).
         return single[0] + "u" + single[1:]
-    if collapsed != lower:
-        return collapsed
+    # Onsets English never starts a word with are spelled as a letter first (FWOOSH -> "F woosh"): drop one.
+    onset = _BAD_ONSET.sub(lambda m: m.group(1) or m.group(2), collapsed)
+    if onset != lower:
+        return onset
     return word
 
 
