@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from comic_narrator.audio.normalize import normalize_for_speech, number_to_words
+from comic_narrator.audio.normalize import normalize_for_speech
+from comic_narrator.audio.numbers_en import number_to_words, numbers_to_words, ordinal_words
 
 
 @pytest.mark.parametrize(
@@ -73,3 +74,27 @@ def test_respelled_interjections_are_said_not_spelled() -> None:
         # espeak spells an unpronounceable word letter by letter, one stress mark per letter name.
         stresses = sum(phonemes.count(mark) for mark in "ˈˌ")
         assert stresses <= len(spoken.split()), (spoken, phonemes)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("$5 each", "five dollars each"),
+        ("only $1", "only one dollar"),
+        ("£2.50", "two pounds fifty cents"),
+        ("100% sure", "one hundred percent sure"),
+        ("At 3:00", "At three o'clock"),
+        ("at 10:05 sharp", "at ten oh five sharp"),
+        ("the 1st, 2nd, 3rd and 21st", "the first, second, third and twenty-first"),
+        ("her 12th and 100th try", "her twelfth and one hundredth try"),
+        ("the 40th", "the fortieth"),
+    ],
+)
+def test_numbers_in_context(text: str, expected: str) -> None:
+    assert numbers_to_words(text) == expected
+
+
+def test_ordinals_and_initialisms() -> None:
+    assert ordinal_words(123) == "one hundred twenty-third"
+    assert normalize_for_speech("THE F.B.I. IS HERE!", "en", "speech") == "The F.B.I. is here!"
+    assert normalize_for_speech("\U0001f600 hi \u2665", "en", "speech") == "hi"

@@ -7,6 +7,7 @@ import unicodedata
 from typing import Literal
 
 from comic_narrator.artifacts import TextKind
+from comic_narrator.audio.numbers_en import numbers_to_words
 
 INTERJECTIONS_EN: dict[str, str] = {
     # key: the word in lower case with every letter run collapsed to one letter (HMMM -> hm, SHHH -> sh)
@@ -52,29 +53,6 @@ INTERJECTIONS_EN: dict[str, str] = {
 """Comic interjections -> spellings espeak says as sounds (it spells vowel-less words letter by letter);
 "" = not said at all (ZZZ)."""
 
-ONES = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-]
-TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 
 _PUNCT_RUN = re.compile(r"[!?]{2,}")
 _CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
@@ -84,43 +62,13 @@ _STUTTER = re.compile(r"\b([A-Za-z]{1,3})-(?=\1)", re.IGNORECASE)
 _LETTER_RUN = re.compile(r"([A-Za-z])\1{2,}")
 _ANY_RUN = re.compile(r"([a-z])\1+")
 _VOWEL = re.compile(r"[aeiouy]")
+_INITIALISM = re.compile(r"^(?:[A-Z]\.){2,}")
 _BAD_ONSET = re.compile(r"^(?:([bfpv])w|([b-df-hj-np-tv-xz])\2)")
 
 
 def _one_mark(match: re.Match[str]) -> str:
     """A run like ?!? keeps the question's rising intonation; !!! is one exclamation."""
     return "?" if "?" in match.group(0) else "!"
-
-
-def number_to_words(value: int) -> str:
-    """English words for 0 <= value < 10**12 (comic dialogue rarely needs more)."""
-    if value < 20:
-        return ONES[value]
-    if value < 100:
-        tens, ones = divmod(value, 10)
-        return TENS[tens] + ("-" + ONES[ones] if ones else "")
-    if value < 1000:
-        hundreds, rest = divmod(value, 100)
-        return ONES[hundreds] + " hundred" + (" " + number_to_words(rest) if rest else "")
-    for size, name in ((10**9, "billion"), (10**6, "million"), (1000, "thousand")):
-        if value >= size:
-            head, rest = divmod(value, size)
-            return number_to_words(head) + f" {name}" + (" " + number_to_words(rest) if rest else "")
-    return str(value)
-
-
-def _number_words(match: re.Match[str]) -> str:
-    digits = match.group(0).replace(",", "")
-    if "." in digits:
-        whole, frac = digits.split(".", 1)
-        return number_to_words(int(whole)) + " point " + " ".join(ONES[int(d)] for d in frac)
-    if len(digits) == 4 and 1100 <= int(digits) <= 2099 and int(digits) % 100 != 0:
-        # Years read in pairs: 1987 -> nineteen eighty-seven.
-        head, tail = divmod(int(digits), 100)
-        return number_to_words(head) + " " + (number_to_words(tail) if tail >= 10 else "oh " + ONES[tail])
-    if len(digits) > 12:
-        return " ".join(ONES[int(d)] for d in digits)
-    return number_to_words(int(digits))
 
 
 def _fix_word(word: str, kind: TextKind) -> str:
@@ -148,12 +96,14 @@ def _decase(text: str) -> str:
         return _CAPS_WORD.sub(lambda m: m.group(0) if m.group(0) in ACRONYMS else m.group(0).lower(), text)
     out: list[str] = []
     start = True
-    for word in re.split(r"(\s+)", text.lower()):
+    for word in re.split(r"(\s+)", text):
+        # Dotted initialisms (A.B.C.) keep their capitals; everything else goes lower case.
+        word = word if _INITIALISM.match(word) else word.lower()
         if start and any(c.isalpha() for c in word):
             idx = next(i for i, c in enumerate(word) if c.isalpha())
             word = word[:idx] + word[idx].upper() + word[idx + 1 :]
             start = False
-        if re.search(r"[.!?]$", word):
+        if re.search(r"[.!?]$", word) and not _INITIALISM.match(word):
             start = True
         out.append(word)
     result = "".join(out)
@@ -162,6 +112,7 @@ def _decase(text: str) -> str:
 
 def _normalize_en(text: str, kind: TextKind) -> str:
     text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "So")  # emoji, hearts, music notes
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)", "", text)  # hyphenated line breaks in balloons
     text = re.sub(r"\s+", " ", text).strip()
@@ -171,7 +122,7 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     # Stutters: "W-w-what" -> "W... what" reads as a stammer rather than a spelled letter.
     while _STUTTER.search(text):
         text = _STUTTER.sub(lambda m: m.group(1) + "… ", text)
-    text = re.sub(r"\d[\d,]*(?:\.\d+)?", _number_words, text)
+    text = numbers_to_words(text)
     text = _WORD.sub(lambda m: _fix_word(m.group(0), kind), text)
     text = _PUNCT_RUN.sub(_one_mark, text)
     text = re.sub(r"…+", "…", text)

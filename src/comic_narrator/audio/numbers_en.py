@@ -1,0 +1,111 @@
+"""English numbers as words: cardinals, years, decimals, ordinals, clock times, money and percentages."""
+
+from __future__ import annotations
+
+import re
+
+ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+ORDINAL_ENDINGS = {
+    "one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth", "nine": "ninth",
+    "twelve": "twelfth",
+}  # fmt: skip
+CURRENCIES = {"$": ("dollar", "dollars"), "£": ("pound", "pounds"), "€": ("euro", "euros"), "¥": ("yen", "yen")}
+
+_ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
+_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_MONEY = re.compile(r"([$£€¥])\s?(\d[\d,]*(?:\.\d{1,2})?)")
+_PERCENT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?%")
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def number_to_words(value: int) -> str:
+    """English words for 0 <= value < 10**12 (comic dialogue rarely needs more)."""
+    if value < 20:
+        return ONES[value]
+    if value < 100:
+        tens, ones = divmod(value, 10)
+        return TENS[tens] + ("-" + ONES[ones] if ones else "")
+    if value < 1000:
+        hundreds, rest = divmod(value, 100)
+        return ONES[hundreds] + " hundred" + (" " + number_to_words(rest) if rest else "")
+    for size, name in ((10**9, "billion"), (10**6, "million"), (1000, "thousand")):
+        if value >= size:
+            head, rest = divmod(value, size)
+            return number_to_words(head) + f" {name}" + (" " + number_to_words(rest) if rest else "")
+    return str(value)
+
+
+def ordinal_words(value: int) -> str:
+    """21 -> twenty-first, 12 -> twelfth, 100 -> one hundredth."""
+    words = number_to_words(value)
+    head, sep, last = words.rpartition("-") if "-" in words.split(" ")[-1] else words.rpartition(" ")
+    if last in ORDINAL_ENDINGS:
+        last = ORDINAL_ENDINGS[last]
+    elif last.endswith("y"):
+        last = last[:-1] + "ieth"
+    else:
+        last += "th"
+    return head + sep + last
+
+
+def _cardinal(digits: str) -> str:
+    digits = digits.replace(",", "")
+    if "." in digits:
+        whole, frac = digits.split(".", 1)
+        return number_to_words(int(whole or "0")) + " point " + " ".join(ONES[int(d)] for d in frac)
+    if len(digits) == 4 and 1100 <= int(digits) <= 2099 and int(digits) % 100 != 0:
+        # Years read in pairs: 1987 -> nineteen eighty-seven.
+        head, tail = divmod(int(digits), 100)
+        return number_to_words(head) + " " + (number_to_words(tail) if tail >= 10 else "oh " + ONES[tail])
+    if len(digits) > 12:
+        return " ".join(ONES[int(d)] for d in digits)
+    return number_to_words(int(digits))
+
+
+def _time(match: re.Match[str]) -> str:
+    hour, minute = int(match.group(1)), int(match.group(2))
+    if minute == 0:
+        return number_to_words(hour) + " o'clock"
+    return number_to_words(hour) + " " + (number_to_words(minute) if minute >= 10 else "oh " + ONES[minute])
+
+
+def _money(match: re.Match[str]) -> str:
+    one, many = CURRENCIES[match.group(1)]
+    amount = match.group(2).replace(",", "")
+    whole, _, cents = amount.partition(".")
+    unit = one if whole == "1" and not cents else many
+    words = number_to_words(int(whole)) + " " + unit
+    if cents and int(cents):
+        words += " " + number_to_words(int(cents.ljust(2, "0"))) + " cents"
+    return words
+
+
+def numbers_to_words(text: str) -> str:
+    """Every digit sequence in ``text`` said the way a reader would say it."""
+    text = _MONEY.sub(_money, text)
+    text = _PERCENT.sub(lambda m: _cardinal(m.group(1)) + " percent", text)
+    text = _TIME.sub(_time, text)
+    text = _ORDINAL.sub(lambda m: ordinal_words(int(m.group(1))), text)
+    return _NUMBER.sub(lambda m: _cardinal(m.group(0)), text)
