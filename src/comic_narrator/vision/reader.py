@@ -161,7 +161,8 @@ def _texts_in_order(
             typical_letter,
             mixed_case,
             near_top=centre(blocks[i].bbox)[1] < 0.25 * height_px,
-            panel_wide=owners[i] >= 0 and blocks[i].bbox[2] >= 0.6 * panels[owners[i]][2],
+            # Outside every panel there are titles, credits and notices, not balloons with open outlines.
+            panel_wide=owners[i] < 0 or blocks[i].bbox[2] >= 0.6 * panels[owners[i]][2],
         )
         for i in range(len(blocks))
     ]

@@ -51,8 +51,8 @@ def appearance_signature(
     yy, xx = np.mgrid[y : y + h, x : x + w]
     inside = (xx >= ex0) & (xx < ex0 + ew) & (yy >= ey0) & (yy < ey0 + eh)
     keep &= ~inside.reshape(-1)
-    keep &= hsv[:, 2] > 50  # outlines and shadows carry no identity
-    sel = hsv[keep]
+    everything = hsv[keep]
+    sel = everything[everything[:, 2] > 50]  # in colour art, outlines and shadows carry no identity
     if len(sel) < 16:
         return tuple([0.0] * bins)
     colourful = sel[:, 1] > 60
@@ -62,11 +62,9 @@ def appearance_signature(
             [np.bincount(sel[colourful, 0] * SIGNATURE_HUE_BINS // 180, minlength=SIGNATURE_HUE_BINS), np.zeros(3)]
         ).astype(np.float64)
     else:
-        # Black-and-white art: only the lightness mix is left.
-        grey = sel[:, 2]
-        hist = np.concatenate(
-            [np.zeros(SIGNATURE_HUE_BINS), np.bincount(np.minimum(grey * 3 // 256, 2), minlength=3)]
-        ).astype(np.float64)
+        # Black-and-white art: only the lightness mix is left, solid blacks (hair, clothes) included.
+        grey = np.digitize(everything[:, 2], [70, 185])
+        hist = np.concatenate([np.zeros(SIGNATURE_HUE_BINS), np.bincount(grey, minlength=3)]).astype(np.float64)
     total = float(hist.sum())
     return tuple(float(v) for v in hist / total) if total > 0 else tuple([0.0] * bins)
 
