@@ -84,3 +84,27 @@ def test_loose_lettering_across_the_panel_is_a_caption() -> None:
     strip = _loose("SCREAMING, IT CAME FROM THE PLACE OF MURDER.", 20.0, width_px=900)
     assert classify(strip, strip.lines[0].text, 20.0, False, panel_wide=True) == "caption"
     assert classify(strip, strip.lines[0].text, 20.0, False, panel_wide=False) == "speech"
+
+
+def _column(x: int, y: int, w: int, h: int, text: str) -> TextLine:
+    return TextLine(bbox=(x, y, w, h), text=text, score=1.0, vertical=True, angle_deg=0.0, letter_px=float(w))
+
+
+def test_furigana_beside_a_column_is_not_read_twice() -> None:
+    columns = (
+        _column(200, 100, 20, 120, "船を港に係留する"),
+        _column(221, 130, 9, 40, "けいりゅう"),  # ruby right of 係留: half as wide, kana only
+        _column(170, 100, 20, 90, "柱みたいな"),
+    )
+    block = TextBlock(lines=columns, bbox=(170, 100, 60, 120), bubble=None)
+    assert block_text(block) == "船を港に係留する柱みたいな"
+
+
+def test_narrow_columns_that_are_not_ruby_are_kept() -> None:
+    columns = (
+        _column(200, 100, 20, 120, "みんな知ってるけど"),
+        _column(170, 100, 11, 30, "！？"),  # narrow, but punctuation, not kana
+        _column(140, 100, 20, 60, "あれ"),
+    )
+    block = TextBlock(lines=columns, bbox=(140, 100, 80, 120), bubble=None)
+    assert block_text(block) == "みんな知ってるけど！？あれ"

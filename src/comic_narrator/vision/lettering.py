@@ -18,7 +18,10 @@ _TIGHT_PUNCTUATION = re.compile(r"([!?;:,])(?=[A-Za-z])")
 def block_text(block: TextBlock) -> str:
     """The lines of a block as one utterance: joined with spaces (none for Japanese), hyphenation undone."""
     parts: list[str] = []
-    for line in block.lines:
+    ruby = _ruby_columns(block)
+    for index, line in enumerate(block.lines):
+        if index in ruby:
+            continue
         text = re.sub(r"\s+", " ", line.text).strip()
         if not text:
             continue
@@ -32,6 +35,28 @@ def block_text(block: TextBlock) -> str:
     joined = " ".join(parts)
     # OCR drops the space after tight punctuation ("EAMES!WE'VE", "LOOK,VEZIN"); speech synthesis needs it back.
     return _TIGHT_PUNCTUATION.sub(r"\1 ", joined) if not is_cjk(joined) else joined
+
+
+def _ruby_columns(block: TextBlock) -> set[int]:
+    """Furigana: kana-only vertical columns at most 60% as wide as the block's typical column, set right beside a
+    full column and no taller than it. They gloss the kanji next to them; reading them too says it twice."""
+    columns = [ln for ln in block.lines if ln.vertical]
+    if len(columns) < 2 or len(columns) != len(block.lines):
+        return set()
+    typical = statistics.median(ln.bbox[2] for ln in columns)
+    ruby: set[int] = set()
+    for i, line in enumerate(block.lines):
+        x, y, w, h = line.bbox
+        kana_only = all(0x3040 <= ord(c) <= 0x30FF for c in line.text if not c.isspace())
+        if w > 0.6 * typical or not kana_only:
+            continue
+        for other in block.lines:
+            ox, oy, ow, oh = other.bbox
+            beside = abs(x - (ox + ow)) <= 0.5 * w or abs(ox - (x + w)) <= 0.5 * w
+            if other is not line and ow >= 0.8 * typical and beside and h <= oh and oy - w <= y <= oy + oh:
+                ruby.add(i)
+                break
+    return ruby
 
 
 # Greek and Cyrillic letters drawn like Latin ones: the multilingual recogniser sometimes picks them in English.
