@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,16 @@ def load_page_rgb(work_dir: Path, page: PageImage) -> npt.NDArray[np.uint8]:
             "stored page image is unreadable; delete the work folder and re-run", path=work_dir / page.image_file
         )
     return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB), dtype=np.uint8)
+
+
+@functools.cache
+def reader_fingerprint() -> str:
+    """Hash of the reader's own source, so a changed reader re-reads pages instead of trusting old readings."""
+    import comic_narrator.backends.rapidocr_engine as engine
+    import comic_narrator.vision as vision
+
+    files = [*sorted(Path(vision.__file__).parent.glob("*.py")), Path(engine.__file__)]
+    return text_sha256(*(f.read_text(encoding="utf-8") for f in files))
 
 
 def _unread_page(page: PageImage) -> PageReading:
@@ -61,6 +72,7 @@ def _read_locally(
                 "reading",
                 str(PageReading.model_fields["schema_version"].default),
                 __version__,
+                reader_fingerprint(),
                 page.sha256,
                 options,
                 str(book.manga_hint),
