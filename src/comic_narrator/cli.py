@@ -84,6 +84,12 @@ def _narrate_parser() -> argparse.ArgumentParser:
         "--no-sound-bed", action="store_true", help="voices only: no sound-word effects, page swishes or room tone"
     )
     parser.add_argument("--fps", type=int, default=RenderConfig.fps, choices=[24, 25, 30, 60])
+    parser.add_argument(
+        "--preset",
+        default=RenderConfig.preset,
+        choices=["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow"],
+        help="libx264 speed/size trade-off (veryfast: about real time at 1080p30 on two cores)",
+    )
     parser.add_argument("--jobs", type=int, default=0, help="parallel synthesis workers (0 = one per core)")
     parser.add_argument("--tts-server", help="base URL of a GPU TTS server (default: only the offline voices)")
     parser.add_argument(
@@ -138,7 +144,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         ),
         llm=_llm_config(args),
         audio=AudioConfig(sound_bed=not args.no_sound_bed),
-        render=RenderConfig(fps=args.fps),
+        render=RenderConfig(fps=args.fps, preset=args.preset),
         vision_only=args.vision_only,
         reading_file=args.reading,
         script_file=args.script,
