@@ -201,11 +201,8 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
 
     with open_voice_bank(config.voice) as bank:
         voices = bank.voices()
-    cast = cast_characters(reading, voices, config.voice, reading.lang)
     script = script_stage(reading, config, progress)
-    missing = sorted({line.speaker for line in script.lines} - {m.character for m in cast.members} - {"unknown"})
-    if missing:
-        progress.note(f"[cast] speakers {', '.join(missing)} are not in the cast: the narrator voices them")
+    cast = cast_characters(reading, voices, config.voice, script.lang, script)
     write_artifact(work / "cast.json", cast)
     print_cast(cast, progress)
     lap("script")
@@ -218,7 +215,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     track = mix_track(work, timing, clips, config.audio, reading)
     write_wav(work / "audio.wav", track, timing.sample_rate_hz)
     srt_path = config.output_path.with_suffix(".srt")
-    atomic_write_text(srt_path, build_srt(script, clips, timing))
+    subtitles = build_srt(script, clips, timing)  # written beside the video once the video is written
     lap("mix")
     plan = plan_camera(reading, timing, config.render)
     write_artifact(work / "camera.json", plan)
@@ -241,6 +238,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
             config.render,
         )
         atomic_write_text(work / "render.key", f"{render_key} {_output_stamp(config.output_path)}")
+    atomic_write_text(srt_path, subtitles)
     lap("render")
     result.output, result.subtitles, result.duration_s = config.output_path, srt_path, timing.duration_s
     return result

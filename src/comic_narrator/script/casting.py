@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import yaml
 
-from comic_narrator.artifacts import BookReading, Cast, CastMember
+from comic_narrator.artifacts import BookReading, Cast, CastMember, Script
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ArtifactError
@@ -89,17 +89,20 @@ def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
     return pins
 
 
-def characters_in(reading: BookReading) -> list[Character]:
-    """Speaking characters by prominence (line count, then first appearance)."""
+def characters_in(reading: BookReading, script: Script | None = None) -> list[Character]:
+    """Speaking characters by prominence (line count, then first appearance). With a script, its lines decide
+    who speaks (a user's edited script may rename or add speakers); the reading still gives their attributes."""
     counts: Counter[str] = Counter()
     first: dict[str, int] = {}
-    order = 0
-    for page in reading.pages:
-        for region in page.texts:
-            if region.speaker and region.speaker != NARRATOR:
-                counts[region.speaker] += 1
-                first.setdefault(region.speaker, order)
-            order += 1
+    speakers = (
+        [line.speaker for line in script.lines]
+        if script is not None
+        else [region.speaker for page in reading.pages for region in page.texts]
+    )
+    for order, speaker in enumerate(speakers):
+        if speaker and speaker != NARRATOR:
+            counts[speaker] += 1
+            first.setdefault(speaker, order)
     # An LLM reader names each character's gender, age and nature; the first page that says something known wins.
     gender: dict[str, Gender] = {}
     age: dict[str, Age] = {}
@@ -119,7 +122,9 @@ def characters_in(reading: BookReading) -> list[Character]:
     return sorted(chars, key=lambda c: (-c.lines, c.first_seen))
 
 
-def narrator_lines(reading: BookReading) -> int:
+def narrator_lines(reading: BookReading, script: Script | None = None) -> int:
+    if script is not None:
+        return sum(1 for line in script.lines if line.speaker == NARRATOR)
     return sum(1 for page in reading.pages for r in page.texts if not r.speaker or r.speaker == NARRATOR)
 
 
@@ -177,9 +182,14 @@ def _contrast_order(pool: list[VoiceInfo]) -> list[VoiceInfo]:
 
 
 def cast_characters(
-    reading: BookReading, voices: list[VoiceInfo], config: VoiceConfig, lang: Literal["en", "ja"]
+    reading: BookReading,
+    voices: list[VoiceInfo],
+    config: VoiceConfig,
+    lang: Literal["en", "ja"],
+    script: Script | None = None,
 ) -> Cast:
-    """The narrator plus one voice per character id seen as a speaker; leads distinct, extras may share."""
+    """The narrator plus one voice per character id seen as a speaker (in the script when given, else in the
+    reading); leads distinct, extras may share."""
     pins = load_cast_file(config.cast_file, voices) if config.cast_file else {}
     by_id = {v.id: v for v in voices}
     narrator_pin = pins.get(NARRATOR, Pin())
@@ -192,14 +202,14 @@ def cast_characters(
             age=narrator.age,
             speed=narrator_pin.speed or 1.0,
             pitch_semitones=narrator_pin.pitch_semitones or 0.0,
-            lines=narrator_lines(reading),
+            lines=narrator_lines(reading, script),
         )
     ]
     pinned_voices = {p.voice for c, p in pins.items() if p.voice and c != NARRATOR}
     pool = _contrast_order([v for v in voices if v.language == lang and v.id != narrator.id])
     free = [v for v in pool if v.id not in pinned_voices]
     used: Counter[str] = Counter()
-    for character in characters_in(reading):
+    for character in characters_in(reading, script):
         pin = pins.get(character.id, Pin())
         if pin.voice:
             voice = by_id[pin.voice]
