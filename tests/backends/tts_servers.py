@@ -46,7 +46,18 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
+        counted = False
+
+        def _leave(self) -> None:
+            # A request stops counting as in flight before its answer is written: the client may send its next
+            # request the moment it has the answer, before this thread gets to run again.
+            if self.counted:
+                self.counted = False
+                with state.lock:
+                    state.in_flight -= 1
+
         def _send(self, status: int, content_type: str, body: bytes) -> None:
+            self._leave()
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
@@ -85,11 +96,11 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 state.requests.append({"path": self.path, **body})
                 state.in_flight += 1
                 state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            self.counted = True
             try:
                 self._post(body)
             finally:
-                with state.lock:
-                    state.in_flight -= 1
+                self._leave()
 
         def _post(self, body: dict[str, Any]) -> None:
             if self.path == "/v1/references/add":
