@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -83,10 +82,6 @@ def text_sha256(*parts: str) -> str:
         digest.update(part.encode("utf-8"))
         digest.update(b"\0")
     return digest.hexdigest()
-
-
-def read_json_file(path: Path) -> object:
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def ensure_writable_output(path: Path) -> None:

@@ -57,13 +57,6 @@ def soft_limit(track: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return np.asarray(np.clip(limited, -1.0, 1.0), dtype=np.float32)
 
 
-def normalise_loudness(
-    track: npt.NDArray[np.float32], sample_rate_hz: int, target_lufs: float
-) -> npt.NDArray[np.float32]:
-    """Scale to the target integrated loudness, then soft-limit peaks above the ceiling."""
-    return soft_limit(track * np.float32(loudness_gain(track, sample_rate_hz, target_lufs)))
-
-
 def _db(dbfs: float) -> float:
     return float(10 ** (dbfs / 20))
 
