@@ -49,22 +49,14 @@ def _nvml_present() -> bool:
     return True
 
 
+def _nemotron_plan(model: Path, utilization: str, *extra: str) -> list[str]:
+    """`gpu plan` for the Nemotron boots of the H200 logs (139.8 GiB usable) at one utilisation."""
+    return ["plan", "--gpu-memory", "139.8GiB", "--model", str(model), "--gpu-memory-utilization", utilization,
+            *NEMOTRON_FLAGS, *extra]  # fmt: skip
+
+
 def test_plan_json_has_the_contract_keys(nemotron: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(
-        [
-            "plan",
-            "--gpu-memory",
-            "139.8GiB",
-            "--model",
-            str(nemotron),
-            "--gpu-memory-utilization",
-            "0.6",
-            *NEMOTRON_FLAGS,
-            "--calibrate",
-            str(LOGS / "b-bt4096.log"),
-            "--json",
-        ]
-    )
+    code = main(_nemotron_plan(nemotron, "0.6", "--calibrate", str(LOGS / "b-bt4096.log"), "--json"))
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     assert data["kv_cache_tokens"] == 844_688 and data["kv_cache_gib"] == pytest.approx(24.21, abs=0.01)
@@ -100,18 +92,7 @@ def test_plan_text_for_the_rtx5090_report(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_plan_exit_code_and_prediction_when_vllm_would_fail(nemotron: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(
-        [
-            "plan",
-            "--gpu-memory",
-            "139.8GiB",
-            "--model",
-            str(nemotron),
-            "--gpu-memory-utilization",
-            "0.42",
-            *NEMOTRON_FLAGS,
-        ]
-    )
+    code = main(_nemotron_plan(nemotron, "0.42"))
     assert code == 1
     assert "vLLM will fail (no-kv-memory): No available memory for the cache blocks" in capsys.readouterr().out
 
