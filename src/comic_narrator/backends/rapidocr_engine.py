@@ -160,8 +160,27 @@ class RapidOcrEngine:
                 lines.append(OcrLine(quad=quad, text=line.text, score=line.score))
         return _drop_tile_duplicates(lines)
 
+    def recognize_crops(self, crops_rgb: list[npt.NDArray[np.uint8]]) -> list[tuple[str, float]]:
+        """The recogniser alone (no detection) on crops that each hold one line: text and score per crop, in
+        one batch."""
+        if self._ocr is None:
+            raise EngineError("RapidOcrEngine.recognize_crops() called before open()")
+        images = [_as_bgr(crop) for crop in crops_rgb]
+        if not images:
+            return []
+        try:
+            result = self._ocr.recognize_txt(images)
+        except Exception:  # rapidocr raises when nothing at all is read
+            return [("", 0.0)] * len(images)
+        texts = list(getattr(result, "txts", None) or ())
+        scores = list(getattr(result, "scores", None) or ())
+        if len(texts) != len(images) or len(scores) != len(images):
+            return [("", 0.0)] * len(images)
+        return [(str(t).strip(), float(v)) for t, v in zip(texts, scores, strict=True)]
+
     def _recognize_tile(self, tile_bgr: npt.NDArray[np.uint8]) -> list[OcrLine]:
-        result = self._ocr(tile_bgr)
+        # rapidocr keeps the steps a call asked for until another call changes them: name them every time.
+        result = self._ocr(tile_bgr, use_det=True, use_cls=False, use_rec=True)
         boxes = getattr(result, "boxes", None)
         texts = getattr(result, "txts", None)
         scores = getattr(result, "scores", None)
@@ -175,6 +194,12 @@ class RapidOcrEngine:
             quad = tuple((float(p[0]), float(p[1])) for p in np.asarray(box).reshape(-1, 2))
             out.append(OcrLine(quad=quad, text=text, score=float(score)))
         return out
+
+
+def _as_bgr(image_rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    if image_rgb.ndim == 2:
+        return np.ascontiguousarray(cv2.cvtColor(image_rgb, cv2.COLOR_GRAY2BGR), dtype=np.uint8)
+    return np.ascontiguousarray(cv2.cvtColor(image_rgb[:, :, :3], cv2.COLOR_RGB2BGR), dtype=np.uint8)
 
 
 def _tiles(image: npt.NDArray[np.uint8], tile_aspect: float) -> list[tuple[int, int, npt.NDArray[np.uint8]]]:

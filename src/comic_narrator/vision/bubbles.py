@@ -119,13 +119,7 @@ def group_lines(
     if not lines:
         return []
     height_px, width_px = gray.shape
-    light = light_mask(gray, paper_luma)
-    inside = np.zeros_like(light)
-    for x, y, w, h in panels:
-        inside[y + 2 : y + h - 2, x + 2 : x + w - 2] = 1
-    _count, labels_any, stats_any, _ = cv2.connectedComponentsWithStats(light & inside, connectivity=4)
-    labels = np.asarray(labels_any, dtype=np.int32)
-    stats = np.asarray(stats_any, dtype=np.int32)
+    light, labels, stats = panel_light_regions(gray, paper_luma, panels)
     page_area = float(height_px * width_px)
     owner: list[int] = []
     for line in lines:
@@ -157,7 +151,7 @@ def group_lines(
         members_lines = [lines[i] for i in members]
         ordered = _order_lines(members_lines)
         label = owner[members[0]]
-        bubble = _bubble_shape(labels, stats, label) if label > 0 else None
+        bubble = bubble_shape(labels, stats, label) if label > 0 else None
         bbox = union_box(ln.bbox for ln in ordered)
         if bubble is not None and (bubble.area_px2 > 5 * max(1, bbox[2] * bbox[3]) or bubble.body_solidity < 0.6):
             # Lettering fills a balloon; a light region five times its size, or a ragged one, is the paper or
@@ -167,6 +161,19 @@ def group_lines(
             TextBlock(lines=tuple(ordered), bbox=bbox, bubble=bubble, light_around=_light_around(bbox, ordered, light))
         )
     return blocks
+
+
+def panel_light_regions(
+    gray: npt.NDArray[np.uint8], paper_luma: float, panels: list[BBox]
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """The balloon-light mask, and its connected regions inside the panels (labels, and stats as
+    cv2.connectedComponentsWithStats gives them): where balloons and caption boxes are looked for."""
+    light = light_mask(gray, paper_luma)
+    inside = np.zeros_like(light)
+    for x, y, w, h in panels:
+        inside[y + 2 : y + h - 2, x + 2 : x + w - 2] = 1
+    _count, labels_any, stats_any, _ = cv2.connectedComponentsWithStats(light & inside, connectivity=4)
+    return light, np.asarray(labels_any, dtype=np.int32), np.asarray(stats_any, dtype=np.int32)
 
 
 def _light_around(bbox: BBox, lines: list[TextLine], light: npt.NDArray[np.uint8]) -> float:
@@ -234,7 +241,8 @@ def _order_lines(lines: list[TextLine]) -> list[TextLine]:
     return sorted(lines, key=lambda ln: (ln.bbox[1] + ln.bbox[3] / 2.0, ln.bbox[0]))
 
 
-def _bubble_shape(labels: npt.NDArray[np.int32], stats: npt.NDArray[np.int32], label: int) -> BubbleShape:
+def bubble_shape(labels: npt.NDArray[np.int32], stats: npt.NDArray[np.int32], label: int) -> BubbleShape:
+    """The shape of light region ``label``: outline solidity, rectangularity, corners and tail tip."""
     x, y, w, h, _ = (int(v) for v in stats[label])
     mask = (labels[y : y + h, x : x + w] == label).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

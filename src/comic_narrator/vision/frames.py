@@ -37,8 +37,8 @@ def frame_rectangles(ink: Mask, min_area_px2: float, min_side_px: float) -> list
     vertical = cv2.morphologyEx(
         cv2.dilate(ink_u8, np.ones((1, 3), np.uint8)), cv2.MORPH_OPEN, np.ones((len_v, 1), np.uint8)
     )
-    ys = _candidates(horizontal.sum(axis=1), len_h)
-    xs = _candidates(vertical.sum(axis=0), len_v)
+    ys = line_candidates(horizontal.sum(axis=1), len_h)
+    xs = line_candidates(vertical.sum(axis=0), len_v)
     if len(ys) < 2 or len(xs) < 2:
         return []
     # Cumulative coverage along each candidate line, tolerant to a +-2 px wobble.
@@ -80,8 +80,9 @@ def frame_rectangles(ink: Mask, min_area_px2: float, min_side_px: float) -> list
     return _minimal(found)
 
 
-def _candidates(profile: npt.NDArray[np.int64], min_run_px: int) -> list[int]:
-    """Positions of line candidates: peaks of a line-pixel profile, at most one per 5 px, strongest first."""
+def line_candidates(profile: npt.NDArray[np.int64], min_run_px: int, most: int = _MAX_CANDIDATES) -> list[int]:
+    """Positions of line candidates: peaks of a line-pixel profile, at most one per 5 px, the ``most``
+    strongest, in order of position."""
     idx = np.nonzero(profile >= min_run_px)[0]
     peaks: list[tuple[int, int]] = []
     for i in idx.tolist():
@@ -90,7 +91,7 @@ def _candidates(profile: npt.NDArray[np.int64], min_run_px: int) -> list[int]:
                 peaks[-1] = (i, int(profile[i]))
             continue
         peaks.append((i, int(profile[i])))
-    strongest = sorted(peaks, key=lambda p: -p[1])[:_MAX_CANDIDATES]
+    strongest = sorted(peaks, key=lambda p: -p[1])[:most]
     return sorted(p[0] for p in strongest)
 
 

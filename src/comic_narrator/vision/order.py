@@ -70,3 +70,32 @@ def _groups(indices: list[int], boxes: list[BBox], axis: int) -> list[list[int]]
 
 def _band_span(group: list[int], boxes: list[BBox], axis: int) -> float:
     return float(min(boxes[i][axis + 2] for i in group))
+
+
+def panel_order(panels: list[BBox], parent_of: dict[int, int], direction: ReadingDirection) -> list[int]:
+    """Indices of ``panels`` in reading order, insets (``parent_of``: inset index -> its panel) next to the
+    panel they are drawn over.
+
+    Panels that are not insets are ordered by :func:`reading_order`. A panel's insets are ordered among
+    themselves the same way and read after it (the splash carries the title and the opening caption at its
+    top), except an inset that shares the splash's top frame on its leading half (top-left for 'ltr', top-right
+    for 'rtl'): a reader meets that one first, so it and any like it are read before the splash."""
+    top_level = [i for i in range(len(panels)) if i not in parent_of]
+    ordered: list[int] = []
+    for k in reading_order([panels[i] for i in top_level], direction):
+        parent = top_level[k]
+        insets = [i for i, p in parent_of.items() if p == parent]
+        insets = [insets[j] for j in reading_order([panels[i] for i in insets], direction)]
+        first = [i for i in insets if _opens_panel(panels[i], panels[parent], direction)]
+        ordered.extend([*first, parent, *(i for i in insets if i not in first)])
+    return ordered
+
+
+def _opens_panel(inset: BBox, parent: BBox, direction: ReadingDirection) -> bool:
+    """The inset sits on the parent's top frame, on the side where reading starts."""
+    x, y, w, _h = inset
+    px, py, pw, ph = parent
+    on_top = y - py <= 0.04 * ph
+    if direction == "rtl":
+        return on_top and x + w >= px + pw / 2.0
+    return on_top and x <= px + pw / 2.0

@@ -15,7 +15,8 @@ from comic_narrator.backends.protocols import OcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.vision.bubbles import TextBlock, group_lines, to_text_lines
 from comic_narrator.vision.direction import reading_direction, script_language
-from comic_narrator.vision.geometry import centre, overlap_of_smaller, union_box
+from comic_narrator.vision.geometry import area_px2, centre, overlap_of_smaller, union_box
+from comic_narrator.vision.insets import add_insets
 from comic_narrator.vision.lettering import (
     block_text,
     classify,
@@ -24,7 +25,8 @@ from comic_narrator.vision.lettering import (
     page_letter_px,
     sentence_case,
 )
-from comic_narrator.vision.order import reading_order
+from comic_narrator.vision.mute_balloons import CropRecognizer, mute_balloons
+from comic_narrator.vision.order import panel_order, reading_order
 from comic_narrator.vision.page_kind import classify_page, is_blank
 from comic_narrator.vision.panels import PanelParams, detect_panels, estimate_background, is_full_bleed
 from comic_narrator.vision.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
@@ -61,11 +63,21 @@ def read_page(
     ocr_lang: Literal["en", "ja"] = config.lang if config.lang != "auto" else ("ja" if manga_hint else "en")
     lines = to_text_lines(ocr.recognize(image_rgb, ocr_lang), config.min_ocr_score)
     lang = config.lang if config.lang != "auto" else (script_language([ln.text for ln in lines]) or ocr_lang)
+    # Closed frames drawn over a big panel (insets on a splash) are panels of their own; lettering tells a
+    # caption box from an inset, so this waits for the OCR.
+    top_level = raw_panels
+    raw_panels, inset_parent = add_insets(
+        gray, raw_panels, background.scale, float(np.mean(background.rgb)), [ln.bbox for ln in lines]
+    )
     blocks = group_lines(lines, gray, float(np.mean(background.rgb)), raw_panels)
+    if isinstance(ocr, CropRecognizer):
+        # Balloons holding only "!" or "…": the detector finds no line there; the recogniser reads a crop.
+        blocks += mute_balloons(image_rgb, gray, float(np.mean(background.rgb)), raw_panels, lines, ocr)
     blocks = [b for b in blocks if not _is_page_furniture(b, raw_panels) and not _is_stray_glyph(b)]
     direction = reading_direction(config, page, manga_hint, lang)
-    panels = [raw_panels[i] for i in reading_order(raw_panels, direction)]
-    page_kind = classify_page(panels, blocks, width_px, height_px, is_full_bleed(background))
+    panels = [raw_panels[i] for i in panel_order(raw_panels, inset_parent, direction)]
+    # Insets do not make a cover or an ad a story page: the page kind is judged on the panels without them.
+    page_kind = classify_page(top_level, blocks, width_px, height_px, is_full_bleed(background))
     if page_kind != "story" or not panels:
         # A cover, an ad, or a page without frames is shown (and narrated) as one picture.
         content = [*panels, *(b.bbox for b in blocks)]
@@ -115,12 +127,14 @@ def _is_stray_glyph(block: TextBlock) -> bool:
 
 
 def _panel_of(box: BBox, panels: list[BBox]) -> int:
-    best, best_overlap = -1, 0.5
-    for i, panel in enumerate(panels):
-        overlap = overlap_of_smaller(box, panel)
-        if overlap > best_overlap:
-            best, best_overlap = i, overlap
-    return best
+    """The panel holding most of the box; among panels holding it about as well, the smallest (an inset drawn
+    over a splash holds its own lettering, which lies inside the splash's box too)."""
+    overlaps = [overlap_of_smaller(box, panel) for panel in panels]
+    best_overlap = max(overlaps, default=0.0)
+    if best_overlap <= 0.5:
+        return -1
+    holders = [i for i, o in enumerate(overlaps) if o >= best_overlap - 0.1]
+    return min(holders, key=lambda i: (area_px2(panels[i]), i))
 
 
 def _texts_in_order(
