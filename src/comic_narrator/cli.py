@@ -77,6 +77,13 @@ def _narrate_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--cast", type=Path, help="YAML file pinning characters to voices, speeds, pitches")
     parser.add_argument("--narrator-voice", help="voice id for the narrator (see `comic-narrator voices`)")
+    parser.add_argument(
+        "--voice-quality",
+        choices=["fast", "natural"],
+        default=VoiceConfig.quality,
+        help="fast: offline voices within real time on one core (default); natural: also Kokoro's neural voices "
+        "(better Japanese, about 8x the CPU)",
+    )
     parser.add_argument("--speed", type=float, default=1.0, help="global speaking-rate multiplier")
     parser.add_argument("--read-sfx", action="store_true", help="have the narrator speak sound effects too")
     parser.add_argument("--no-captions", action="store_true", help="do not read caption boxes aloud")
@@ -131,6 +138,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         vision=_vision_config(args),
         voice=VoiceConfig(
             narrator_voice=args.narrator_voice,
+            quality=args.voice_quality,
             cast_file=args.cast,
             speed=args.speed,
             jobs=args.jobs,

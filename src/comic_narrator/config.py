@@ -71,6 +71,11 @@ class VoiceConfig:
     """Global speaking-rate multiplier."""
     jobs: int = 0
     """Parallel synthesis workers; 0 = one per CPU core."""
+    quality: Literal["fast", "natural"] = "fast"
+    """Which bundled voices casting uses: "fast" (every voice within the one-core real-time budget: joe and its
+    variants for English, Open JTalk Mei and hers for Japanese) or "natural" (adds Kokoro's neural voices and
+    prefers them: better Japanese, about 8x the CPU). Voices pinned by --narrator-voice or a cast file are used
+    whatever the setting."""
     read_captions: bool = True
     """Captions are read by the narrator."""
     read_sound_effects: bool = False

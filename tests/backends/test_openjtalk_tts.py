@@ -35,3 +35,20 @@ def test_variants_differ() -> None:
     man = voice_stats(engine.synthesize(JA, "ja-mei-man", Delivery()).samples, 48_000)
     assert man.f0_median_hz < mei.f0_median_hz * 0.75
     assert man.centroid_hz < mei.centroid_hz
+
+
+def test_every_mei_voice_is_distinct_and_the_machine_is_a_monotone() -> None:
+    engine = OpenJTalkEngine()
+    text = "駅までの道を教えてください。この本はとても面白かったです。"
+    stats = {
+        info.id: voice_stats(engine.synthesize(text, info.id, Delivery()).samples, 48_000) for info in engine.voices()
+    }
+    assert len(stats) >= 9
+    for a, sa in stats.items():
+        for b, sb in stats.items():
+            if a < b:
+                assert sa.pitch_distance_semitones(sb) >= 1.0 or sa.timbre_distance(sb) >= 0.4, (a, b)
+    assert stats["ja-mei-robot"].f0_spread_semitones < 0.5 < stats["ja-mei"].f0_spread_semitones
+    assert stats["ja-mei-ogre"].f0_median_hz < stats["ja-mei-man"].f0_median_hz < stats["ja-mei"].f0_median_hz
+    narrators = [info.id for info in engine.voices() if info.narrator]
+    assert narrators == ["ja-mei-narrator"]

@@ -63,7 +63,7 @@ def test_unknown_voice(engine: PiperEngine) -> None:
         engine.synthesize(TEXT, "nobody", Delivery())
 
 
-def test_world_voices_move_pitch_and_formants_independently(engine: PiperEngine) -> None:
+def test_derived_voices_move_pitch_and_formants_independently(engine: PiperEngine) -> None:
     joe = voice_stats(engine.synthesize(TEXT, "en-joe", Delivery()).samples, 22_050)
     woman = voice_stats(engine.synthesize(TEXT, "en-joe-woman", Delivery()).samples, 22_050)
     robot = voice_stats(engine.synthesize(TEXT, "en-joe-robot", Delivery()).samples, 22_050)

@@ -110,3 +110,34 @@ def test_attributes_from_the_reader_pick_matching_voices() -> None:
     assert by["c"].voice == "en-joe-deep"
     # People of unknown nature never get the machine voice while human voices remain to share.
     assert all(by[x].voice != "en-joe-robot" for x in ("d", "e", "f"))
+
+
+TIERED = [
+    VoiceInfo("ja-kumo", "ja", "male", "adult", "kokoro", narrator=True, tier="natural"),
+    VoiceInfo("ja-alpha", "ja", "female", "adult", "kokoro", tier="natural"),
+    VoiceInfo("ja-mei-narrator", "ja", "female", "adult", "openjtalk", narrator=True),
+    VoiceInfo("ja-mei", "ja", "female", "adult", "openjtalk"),
+    VoiceInfo("ja-mei-man", "ja", "male", "adult", "openjtalk"),
+]
+
+
+def test_fast_quality_casts_only_fast_voices() -> None:
+    cast = cast_characters(_reading(["a", "b", None]), TIERED, VoiceConfig(), "ja")
+    assert cast.voice_for("narrator").voice == "ja-mei-narrator"
+    assert {m.voice for m in cast.members} <= {"ja-mei-narrator", "ja-mei", "ja-mei-man"}
+
+
+def test_natural_quality_prefers_the_neural_voices() -> None:
+    cast = cast_characters(_reading(["a", "b", None]), TIERED, VoiceConfig(quality="natural"), "ja")
+    assert cast.voice_for("narrator").voice == "ja-kumo"
+    assert "ja-alpha" in {m.voice for m in cast.members}
+
+
+def test_pinned_natural_voice_is_used_at_fast_quality(tmp_path: Path) -> None:
+    cast_file = tmp_path / "cast.yaml"
+    cast_file.write_text("a: {voice: ja-alpha}\n", encoding="utf-8")
+    config = VoiceConfig(narrator_voice="ja-kumo", cast_file=cast_file)
+    cast = cast_characters(_reading(["a", "b"]), TIERED, config, "ja")
+    assert cast.voice_for("narrator").voice == "ja-kumo"
+    assert cast.voice_for("a").voice == "ja-alpha"
+    assert cast.voice_for("b").voice in {"ja-mei-narrator", "ja-mei", "ja-mei-man"}

@@ -75,15 +75,19 @@ def _mel_filters(n_fft: int) -> FloatArray:
     return filters
 
 
-def f0_track(samples: FloatAudio, sample_rate_hz: int, hop_s: float) -> FloatArray:
-    """YIN F0 (Hz, 0 = unvoiced) for frames centred at 0, hop_s, 2 hop_s, ... of ``samples``."""
+def f0_track(samples: FloatAudio, sample_rate_hz: int, hop_s: float, threshold: float = 0.15) -> FloatArray:
+    """YIN F0 (Hz, 0 = unvoiced) for frames centred at 0, hop_s, 2 hop_s, ... of ``samples``.
+
+    ``threshold`` is YIN's aperiodicity threshold: lower keeps only clearly periodic frames (statistics), higher
+    calls more frames voiced (pitch marking, where a missed voiced frame costs more than a doubtful one).
+    """
     x = _to_analysis_rate(samples, sample_rate_hz)
     half = int(FRAME_S * ANALYSIS_RATE_HZ) // 2
     count = int(len(samples) / sample_rate_hz / hop_s) + 1
-    return _f0_per_frame(np.pad(x, (half, 0)), count, hop_s)
+    return _f0_per_frame(np.pad(x, (half, 0)), count, hop_s, threshold)
 
 
-def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S) -> FloatArray:
+def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S, threshold: float = 0.15) -> FloatArray:
     """YIN pitch (de Cheveigne & Kawahara 2002) per hop in 60..F0_CEIL_HZ; 0 where the frame is unvoiced."""
     size, hop = int(FRAME_S * ANALYSIS_RATE_HZ), int(hop_s * ANALYSIS_RATE_HZ)
     lag_min, lag_max = ANALYSIS_RATE_HZ // F0_CEIL_HZ, ANALYSIS_RATE_HZ // 60
@@ -100,7 +104,7 @@ def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S) -> FloatArray
     diffs = np.maximum(energy_head + energy_shift - 2 * corr, 0.0)
     cmnd = diffs * lags[None, :] / np.maximum(np.cumsum(diffs, axis=1), 1e-12)
     # First lag (from lag_min) under the threshold, then down to the bottom of that dip; all frames at once.
-    under = cmnd < 0.15
+    under = cmnd < threshold
     under[:, : lag_min - 1] = False
     voiced = under.any(axis=1) & (energy_head[:, 0] > 1e-12)
     first = np.argmax(under, axis=1)

@@ -62,10 +62,16 @@ def _list(config: VoiceConfig, as_json: bool) -> int:
         if as_json:
             print(json.dumps([asdict(v) for v in voices], indent=2, ensure_ascii=False))
             return 0
-        print(f"{'voice':<18} {'lang':<4} {'gender':<7} {'age':<6} {'engine':<12} description")
+        print(f"{'voice':<18} {'lang':<4} {'gender':<7} {'age':<6} {'engine':<10} {'tier':<8} description")
         for v in voices:
             star = " (narrator)" if v.narrator else ""
-            print(f"{v.id:<18} {v.language:<4} {v.gender:<7} {v.age:<6} {v.engine:<12} {v.description}{star}")
+            print(
+                f"{v.id:<18} {v.language:<4} {v.gender:<7} {v.age:<6} {v.engine:<10} {v.tier:<8} {v.description}{star}"
+            )
+        print(
+            "tier: fast = within the one-core real-time budget, cast by default; natural = neural voices, "
+            "cast with --voice-quality natural (or pin them with --narrator-voice / --cast)"
+        )
     return 0
 
 

@@ -1,11 +1,12 @@
-"""What the bundled ONNX engines share: a table of voice recipes, CPU sessions, and the WORLD finishing step."""
+"""What the bundled ONNX engines share: a table of voice recipes, CPU sessions, and the PSOLA finishing step."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Protocol, Self
 
-from comic_narrator.audio.world_voice import WorldShift, reshape_voice, voice_recipe_token, world_available
+from comic_narrator.audio.psola import reshape_voice
+from comic_narrator.audio.voice_shift import VoiceShift, voice_recipe_token
 from comic_narrator.backends.protocols import FloatAudio, VoiceInfo
 from comic_narrator.errors import EngineError
 
@@ -15,7 +16,7 @@ class VoiceRecipe(Protocol):
     def info(self) -> VoiceInfo: ...
 
     @property
-    def world(self) -> WorldShift | None: ...
+    def shift(self) -> VoiceShift | None: ...
 
 
 def cpu_session(model: Path, threads: int) -> Any:
@@ -50,13 +51,12 @@ class BundledEngine:
         self.close()
 
     def voices(self) -> list[VoiceInfo]:
-        """Every voice; the WORLD-reshaped ones only where pyworld is installed."""
-        return [r.info for r in self._recipes.values() if r.world is None or world_available()]
+        return [r.info for r in self._recipes.values()]
 
     def voice_token(self, voice_id: str) -> str:
         """Changes whenever the voice's recipe changes, so its cached clips are re-voiced (part of the cache key)."""
         recipe = self._recipes.get(voice_id)
-        return voice_recipe_token(repr(recipe), recipe is not None and recipe.world is not None)
+        return voice_recipe_token(repr(recipe), recipe is not None and recipe.shift is not None)
 
     def recipe(self, voice_id: str) -> VoiceRecipe:
         found = self._recipes.get(voice_id)
@@ -65,9 +65,7 @@ class BundledEngine:
         return found
 
     def finish(self, samples: FloatAudio, sample_rate_hz: int, recipe: VoiceRecipe) -> FloatAudio:
-        """Apply the recipe's WORLD reshaping, if it has one."""
-        if recipe.world is None:
+        """Apply the recipe's pitch / vocal-tract shift, if it has one."""
+        if recipe.shift is None:
             return samples
-        if not world_available():
-            raise EngineError(f"voice {recipe.info.id} needs the WORLD vocoder: pip install pyworld")
-        return reshape_voice(samples, sample_rate_hz, recipe.world)
+        return reshape_voice(samples, sample_rate_hz, recipe.shift)

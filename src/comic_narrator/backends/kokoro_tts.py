@@ -13,7 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
-from comic_narrator.audio.world_voice import WorldShift
+from comic_narrator.audio.voice_shift import VoiceShift
 from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
@@ -33,7 +33,7 @@ class KokoroVoiceSpec:
     styles: dict[str, float] = field(default_factory=dict)
     tract_ratio: float = 1.0
     base_speed: float = 1.0
-    world: WorldShift | None = None
+    shift: VoiceShift | None = None
 
 
 def _spec(
@@ -46,11 +46,11 @@ def _spec(
     tract_ratio: float = 1.0,
     base_speed: float = 1.0,
     narrator: bool = False,
-    world: WorldShift | None = None,
+    shift: VoiceShift | None = None,
     nature: Literal["human", "creature", "machine"] = "human",
 ) -> KokoroVoiceSpec:
-    info = VoiceInfo(voice_id, language, gender, age, "kokoro", description, narrator, nature)
-    return KokoroVoiceSpec(info, styles, tract_ratio, base_speed, world)
+    info = VoiceInfo(voice_id, language, gender, age, "kokoro", description, narrator, nature, "natural")
+    return KokoroVoiceSpec(info, styles, tract_ratio, base_speed, shift)
 
 
 KOKORO_VOICES: tuple[KokoroVoiceSpec, ...] = (
@@ -85,7 +85,7 @@ KOKORO_VOICES: tuple[KokoroVoiceSpec, ...] = (
         "adult",
         "jm_kumo on a flat 110 Hz monotone: a machine",
         {"jm_kumo": 1.0},
-        world=WorldShift(flat_f0_hz=110.0),
+        shift=VoiceShift(flat_f0_hz=110.0),
         nature="machine",
     ),
     _spec(
@@ -93,10 +93,10 @@ KOKORO_VOICES: tuple[KokoroVoiceSpec, ...] = (
         "ja",
         "male",
         "adult",
-        "jm_kumo re-voiced by WORLD: pitch x0.7, formants x0.82: a monster",
+        "jm_kumo re-voiced by PSOLA: pitch x0.7, formants x0.82: a monster",
         {"jm_kumo": 1.0},
         base_speed=0.92,
-        world=WorldShift(f0_ratio=0.7, formant_ratio=0.82, breathiness=0.15),
+        shift=VoiceShift(f0_ratio=0.7, formant_ratio=0.82, breathiness=0.15),
         nature="creature",
     ),
     _spec("en-alpha", "en", "female", "adult", "Kokoro jf_alpha speaking English (light accent)", {"jf_alpha": 1.0}),

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 
 from comic_narrator.audio.timbre import shift_by_resampling, trim_silence
-from comic_narrator.audio.world_voice import WorldShift
+from comic_narrator.audio.voice_shift import VoiceShift
 from comic_narrator.backends.bundled_engine import BundledEngine
 from comic_narrator.backends.protocols import Delivery, Speech, VoiceInfo
 from comic_narrator.errors import EngineError
@@ -32,7 +32,7 @@ class OpenJTalkVoiceSpec:
     half_tone: float = 0.0
     tract_ratio: float = 1.0
     base_speed: float = 1.0
-    world: WorldShift | None = None
+    shift: VoiceShift | None = None
 
 
 def _spec(
@@ -43,16 +43,69 @@ def _spec(
     half_tone: float = 0.0,
     tract_ratio: float = 1.0,
     base_speed: float = 1.0,
+    shift: VoiceShift | None = None,
+    narrator: bool = False,
+    nature: Literal["human", "creature", "machine"] = "human",
 ) -> OpenJTalkVoiceSpec:
-    info = VoiceInfo(voice_id, "ja", gender, age, "openjtalk", description)
-    return OpenJTalkVoiceSpec(info, half_tone, tract_ratio, base_speed)
+    info = VoiceInfo(voice_id, "ja", gender, age, "openjtalk", description, narrator, nature)
+    return OpenJTalkVoiceSpec(info, half_tone, tract_ratio, base_speed, shift)
 
 
 OPENJTALK_VOICES: tuple[OpenJTalkVoiceSpec, ...] = (
     _spec("ja-mei", "female", "adult", "Open JTalk HTS voice Mei: clear, synthetic, fast"),
+    _spec(
+        "ja-mei-narrator",
+        "female",
+        "adult",
+        "Mei 3 half tones lower, slightly longer tract, unhurried: a calm storyteller",
+        -3.0,
+        0.95,
+        0.93,
+        narrator=True,
+    ),
     _spec("ja-mei-girl", "female", "child", "Mei 3 half tones up, shorter vocal tract: a girl", 3.0, 1.12),
+    _spec("ja-mei-boy", "male", "young", "Mei 4 half tones down, much shorter vocal tract: a boy", -4.0, 1.12),
     _spec("ja-mei-man", "male", "adult", "Mei 8 half tones down, longer vocal tract: a man", -8.0, 0.86),
-    _spec("ja-mei-elder", "female", "old", "Mei lower, longer tract, slower: an old woman", -4.0, 0.92, 0.9),
+    _spec(
+        "ja-mei-elder",
+        "female",
+        "old",
+        "Mei lower, longer tract, slower, breathy and shaking: an old woman",
+        -4.0,
+        0.92,
+        0.9,
+        VoiceShift(breathiness=0.1, tremolo_depth=0.04),
+    ),
+    _spec(
+        "ja-mei-oldman",
+        "male",
+        "old",
+        "Mei 11 half tones down, long tract, slow, breathy and shaking: an old man",
+        -11.0,
+        0.84,
+        0.88,
+        VoiceShift(breathiness=0.1, tremolo_depth=0.04),
+    ),
+    _spec(
+        "ja-mei-robot",
+        "unknown",
+        "adult",
+        "Mei on a flat 150 Hz monotone (PSOLA): a machine",
+        tract_ratio=0.95,
+        shift=VoiceShift(flat_f0_hz=150.0),
+        nature="machine",
+    ),
+    _spec(
+        "ja-mei-ogre",
+        "male",
+        "adult",
+        "Mei 15 half tones down, very long tract, breath noise: a monster",
+        -15.0,
+        0.76,
+        0.92,
+        VoiceShift(breathiness=0.15),
+        nature="creature",
+    ),
 )
 
 
@@ -72,7 +125,7 @@ class OpenJTalkEngine(BundledEngine):
 
     @property
     def version(self) -> str:
-        return f"pyopenjtalk-plus={metadata.version('pyopenjtalk-plus')};mei_normal;v1"
+        return f"pyopenjtalk-plus={metadata.version('pyopenjtalk-plus')};mei_normal;v2"
 
     def open(self) -> None:
         if not openjtalk_installed():

@@ -12,9 +12,10 @@ from typing import Any, Literal
 import numpy as np
 
 from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
-from comic_narrator.audio.world_voice import WorldShift
+from comic_narrator.audio.voice_shift import VoiceShift
 from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
+from comic_narrator.backends.onnx_conv2d import fast_model
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
 from comic_narrator.errors import EngineError
 
@@ -31,8 +32,8 @@ class PiperVoiceSpec:
     """Resampling ratio (pitch and formants together); 1.0 = the model's own voice."""
     length_scale: float = 1.0
     """The model's own tempo multiplier for this voice (>1 = slower)."""
-    world: WorldShift | None = None
-    """A WORLD-vocoder reshaping (independent pitch and formants); needs pyworld."""
+    shift: VoiceShift | None = None
+    """A pitch / vocal-tract / texture shift by PSOLA (independent pitch and formants)."""
 
 
 def _info(
@@ -49,15 +50,15 @@ def _info(
 PIPER_VOICES: tuple[PiperVoiceSpec, ...] = (
     PiperVoiceSpec(_info("en-joe", "male", "adult", "Piper en_US joe: natural adult man", narrator=True)),
     PiperVoiceSpec(
-        _info("en-joe-woman", "female", "adult", "joe re-voiced by WORLD: pitch x2.0, formants x1.17: a woman"),
-        world=WorldShift(f0_ratio=2.0, formant_ratio=1.17),
+        _info("en-joe-woman", "female", "adult", "joe re-voiced by PSOLA: pitch x2.0, formants x1.17: a woman"),
+        shift=VoiceShift(f0_ratio=2.0, formant_ratio=1.17),
     ),
     PiperVoiceSpec(
         _info("en-joe-young", "male", "young", "joe with a shorter vocal tract: a teenage boy"), tract_ratio=1.16
     ),
     PiperVoiceSpec(
-        _info("en-joe-girl", "female", "child", "joe re-voiced by WORLD: pitch x2.5, formants x1.28: a girl"),
-        world=WorldShift(f0_ratio=2.5, formant_ratio=1.28),
+        _info("en-joe-girl", "female", "child", "joe re-voiced by PSOLA: pitch x2.5, formants x1.28: a girl"),
+        shift=VoiceShift(f0_ratio=2.5, formant_ratio=1.28),
         length_scale=0.95,
     ),
     PiperVoiceSpec(
@@ -66,26 +67,30 @@ PIPER_VOICES: tuple[PiperVoiceSpec, ...] = (
         length_scale=1.05,
     ),
     PiperVoiceSpec(
-        _info("en-joe-elder", "male", "old", "joe re-voiced by WORLD: lower, breathy, shaking, slower: an old man"),
-        world=WorldShift(f0_ratio=0.9, formant_ratio=0.96, breathiness=0.12, tremolo_depth=0.05),
+        _info("en-joe-elder", "male", "old", "joe re-voiced by PSOLA: lower, breathy, shaking, slower: an old man"),
+        shift=VoiceShift(f0_ratio=0.9, formant_ratio=0.96, breathiness=0.12, tremolo_depth=0.05),
         length_scale=1.15,
     ),
     PiperVoiceSpec(
         _info("en-joe-robot", "unknown", "adult", "joe on a flat 105 Hz monotone: a machine", nature="machine"),
-        world=WorldShift(flat_f0_hz=105.0),
+        shift=VoiceShift(flat_f0_hz=105.0),
     ),
     PiperVoiceSpec(
         _info(
             "en-joe-ogre",
             "male",
             "adult",
-            "joe re-voiced by WORLD: pitch x0.7, formants x0.82: a monster",
+            "joe re-voiced by PSOLA: pitch x0.7, formants x0.82: a monster",
             nature="creature",
         ),
-        world=WorldShift(f0_ratio=0.7, formant_ratio=0.82, breathiness=0.15),
+        shift=VoiceShift(f0_ratio=0.7, formant_ratio=0.82, breathiness=0.15),
         length_scale=1.1,
     ),
 )
+
+
+DECODER_PREFIX = "/dec/"
+"""The HiFi-GAN decoder's nodes in Piper's VITS export: the 1-D convolutions that onnx_conv2d moves to 2-D."""
 
 
 def _model_paths() -> tuple[Path, Path]:
@@ -101,8 +106,11 @@ class PiperEngine(BundledEngine):
 
     name = "piper"
 
-    def __init__(self, voices: tuple[PiperVoiceSpec, ...] = PIPER_VOICES, threads_per_call: int = 1) -> None:
+    def __init__(
+        self, voices: tuple[PiperVoiceSpec, ...] = PIPER_VOICES, threads_per_call: int = 1, fast: bool = True
+    ) -> None:
         super().__init__(voices)
+        self._fast = fast
         self._specs = {spec.info.id: spec for spec in voices}
         self._threads = threads_per_call
         self._voice: Any = None
@@ -124,7 +132,8 @@ class PiperEngine(BundledEngine):
 
             model_path, config_path = _model_paths()
             config = PiperConfig.from_dict(json.loads(config_path.read_text(encoding="utf-8")))
-            self._voice = PiperVoice(config=config, session=cpu_session(model_path, self._threads))
+            model = fast_model(model_path, DECODER_PREFIX, "joe-us-piper") if self._fast else model_path
+            self._voice = PiperVoice(config=config, session=cpu_session(model, self._threads))
 
     def close(self) -> None:
         with self._lock:

@@ -49,6 +49,10 @@ class VoiceInfo:
     narrator: bool = False
     nature: Literal["human", "creature", "machine"] = "human"
     """What the voice suits besides people: a creature (growl) or a machine (monotone); casting matches it."""
+    tier: Literal["fast", "natural"] = "fast"
+    """"fast": within the real-time budget on one CPU core (0.1 CPU s per audio s English, 0.4 Japanese);
+    "natural": a neural voice that sounds better and costs more (Kokoro: about 0.8). Casting uses the natural
+    ones only with ``--voice-quality natural``."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +67,7 @@ class Delivery:
 
     def cache_token(self) -> str:
         return (
-            f"s{self.speed:.3f}p{self.pitch_semitones:.2f}g{self.gain_db:.1f}"
-            f"t{self.temperature:.2f}q{self.top_p:.2f}"
+            f"s{self.speed:.3f}p{self.pitch_semitones:.2f}g{self.gain_db:.1f}t{self.temperature:.2f}q{self.top_p:.2f}"
         )
 
 

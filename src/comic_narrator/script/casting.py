@@ -15,7 +15,10 @@ from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ArtifactError
 
 NARRATOR = "narrator"
-PREFERRED_NARRATORS: dict[str, tuple[str, ...]] = {"en": ("en-joe",), "ja": ("ja-kumo", "ja-alpha")}
+PREFERRED_NARRATORS: dict[str, tuple[str, ...]] = {
+    "en": ("en-joe",),
+    "ja": ("ja-kumo", "ja-alpha", "ja-mei-narrator", "ja-mei"),
+}
 
 SERVER_ENGINES = frozenset({"fish", "openai"})
 Gender = Literal["male", "female", "unknown"]
@@ -128,12 +131,21 @@ def narrator_lines(reading: BookReading, script: Script | None = None) -> int:
     return sum(1 for page in reading.pages for r in page.texts if not r.speaker or r.speaker == NARRATOR)
 
 
+def castable(voices: list[VoiceInfo], config: VoiceConfig) -> list[VoiceInfo]:
+    """The voices casting may choose from at the configured quality (the natural tier only when asked for)."""
+    if config.quality == "natural":
+        return voices
+    return [v for v in voices if v.tier != "natural"]
+
+
 def pick_narrator(voices: list[VoiceInfo], config: VoiceConfig, lang: Literal["en", "ja"]) -> VoiceInfo:
     by_id = {v.id: v for v in voices}
     if config.narrator_voice:
         if config.narrator_voice not in by_id:
             raise ArtifactError(f"unknown narrator voice {config.narrator_voice!r}; see `comic-narrator voices`")
         return by_id[config.narrator_voice]
+    voices = castable(voices, config)
+    by_id = {v.id: v for v in voices}
     # A configured server's narrator wins over the bundled defaults: the user started it to be heard.
     served = [v for v in voices if v.language == lang and v.narrator and v.engine in SERVER_ENGINES]
     if served:
@@ -206,7 +218,7 @@ def cast_characters(
         )
     ]
     pinned_voices = {p.voice for c, p in pins.items() if p.voice and c != NARRATOR}
-    pool = _contrast_order([v for v in voices if v.language == lang and v.id != narrator.id])
+    pool = _contrast_order([v for v in castable(voices, config) if v.language == lang and v.id != narrator.id])
     free = [v for v in pool if v.id not in pinned_voices]
     used: Counter[str] = Counter()
     for character in characters_in(reading, script):
