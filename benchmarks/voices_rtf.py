@@ -1,14 +1,18 @@
 """Offline real-time factor of every bundled voice: CPU seconds per second of audio, one thread, one core.
 
 usage: python benchmarks/voices_rtf.py [--repeat N] [VOICE ...]
-Targets (issue 4): <= 0.1 for English voices, <= 0.4 for Japanese voices. CPU time (not wall time) is measured so
-other work on the machine does not count; the load average is printed beside the figures for context.
+Targets (issue 4): <= 0.1 for English voices, <= 0.4 for Japanese voices, judged for the "fast" tier that casting
+uses by default; the "natural" tier (Kokoro, --voice-quality natural) is measured and shown for reference.
+CPU time (not wall time) is measured so other work on the machine counts less; on a shared virtual machine it
+still varies by +-15 % between passes, so every voice is timed over --repeat passes and both the best pass (the
+cost without interference) and the median pass are printed; the verdict uses the median.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
 
 from comic_narrator.audio.voicebank import VoiceBank
@@ -32,30 +36,36 @@ TARGET_RTF = {"en": 0.1, "ja": 0.4}
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=2, help="timed passes over the texts (after one warm-up)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed passes over the texts (after one warm-up)")
     parser.add_argument("voices", nargs="*", help="voice ids (default: all bundled voices)")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     with VoiceBank(VoiceConfig()) as bank:
         infos = [v for v in bank.voices() if not args.voices or v.id in args.voices]
         print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; CPU seconds / audio seconds")
-        print(f"{'voice':<18} {'lang':<4} {'engine':<7} {'audio_s':>8} {'cpu_s':>7} {'RTF':>6}  target")
+        print(f"{'voice':<18} {'lang':<4} {'engine':<9} {'tier':<7} {'audio_s':>7} {'best':>6} {'median':>6}  target")
         for info in infos:
             texts = TEXTS[info.language]
             bank.synthesize(texts[0], info.id, Delivery())  # warm-up: model load, first-call allocations
-            cpu_s = audio_s = 0.0
+            passes: list[float] = []
+            audio_s = 0.0
             for _ in range(args.repeat):
+                cpu_s = audio_s = 0.0
                 for text in texts:
                     start = time.process_time()
                     speech = bank.synthesize(text, info.id, Delivery())
                     cpu_s += time.process_time() - start
                     audio_s += speech.duration_s
-            rtf = cpu_s / audio_s
+                passes.append(cpu_s / audio_s)
+            best, median = min(passes), statistics.median(passes)
             target = TARGET_RTF[info.language]
-            verdict = "ok" if rtf <= target else "OVER"
+            if info.tier == "natural":
+                verdict = "(natural tier: not cast by default)"
+            else:
+                verdict = f"<= {target} " + ("ok" if median <= target else "OVER")
             print(
-                f"{info.id:<18} {info.language:<4} {info.engine:<7} {audio_s:8.1f} {cpu_s:7.2f} {rtf:6.3f}  "
-                f"<= {target} {verdict}",
+                f"{info.id:<18} {info.language:<4} {info.engine:<9} {info.tier:<7} {audio_s:7.1f} {best:6.3f} "
+                f"{median:6.3f}  {verdict}",
                 flush=True,
             )
 

@@ -12,7 +12,7 @@ import pytest
 from comic_narrator.backends.bundled_engine import cpu_session
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
 from comic_narrator.backends.onnx_conv2d import conv1d_region_as_2d, fast_model
-from comic_narrator.backends.piper_tts import DECODER_PREFIX, _model_paths
+from comic_narrator.backends.piper_tts import CONV_PREFIXES, _model_paths
 
 
 @pytest.fixture
@@ -35,10 +35,10 @@ def _audio(model: Path) -> np.ndarray:
 
 def test_rewritten_decoder_sounds_the_same(cache: Path) -> None:
     source, _ = _model_paths()
-    fast = fast_model(source, DECODER_PREFIX, "joe")
+    fast = fast_model(source, CONV_PREFIXES, "joe")
     assert fast != source and fast.parent == cache
     graph = onnx.load(str(fast)).graph
-    convs = [n for n in graph.node if n.op_type in ("Conv", "ConvTranspose") and n.name.startswith(DECODER_PREFIX)]
+    convs = [n for n in graph.node if n.op_type in ("Conv", "ConvTranspose") and n.name.startswith("/dec/")]
     assert convs and all(len(dict((a.name, a) for a in n.attribute)["kernel_shape"].ints) == 2 for n in convs)
     original, rewritten = _audio(source), _audio(fast)
     assert len(original) == len(rewritten) > 10_000
@@ -47,9 +47,9 @@ def test_rewritten_decoder_sounds_the_same(cache: Path) -> None:
 
 def test_built_once_then_reused(cache: Path) -> None:
     source, _ = _model_paths()
-    first = fast_model(source, DECODER_PREFIX, "joe")
+    first = fast_model(source, CONV_PREFIXES, "joe")
     stamp = first.stat().st_mtime_ns
-    assert fast_model(source, DECODER_PREFIX, "joe") == first
+    assert fast_model(source, CONV_PREFIXES, "joe") == first
     assert first.stat().st_mtime_ns == stamp
     assert [p.name for p in cache.iterdir()] == [first.name]  # no temp files left behind
 
@@ -57,7 +57,7 @@ def test_built_once_then_reused(cache: Path) -> None:
 def test_unusable_model_falls_back_to_the_original(cache: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
-    assert fast_model(broken, DECODER_PREFIX, "broken") == broken
+    assert fast_model(broken, CONV_PREFIXES, "broken") == broken
     assert not cache.exists() or not any(cache.iterdir())
 
 
@@ -65,5 +65,5 @@ def test_region_without_1d_convolutions_is_left_alone() -> None:
     source, _ = _model_paths()
     model = onnx.load(str(source))
     before = len(model.graph.node)
-    assert conv1d_region_as_2d(model, "/no-such-prefix/") == 0
+    assert conv1d_region_as_2d(model, ("/no-such-prefix/",)) == 0
     assert len(model.graph.node) == before

@@ -22,8 +22,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-REWRITE_VERSION = "2"
-ELEMENTWISE = frozenset({"LeakyRelu", "Relu", "Tanh", "Add", "Sub", "Mul", "Div"})
+REWRITE_VERSION = "3"
+ELEMENTWISE = frozenset({"LeakyRelu", "Relu", "Tanh", "Sigmoid", "Add", "Sub", "Mul", "Div"})
 CONVOLUTIONS = frozenset({"Conv", "ConvTranspose"})
 AXES = "comic_narrator_axes_2"
 
@@ -33,14 +33,20 @@ def cache_folder() -> Path:
     return Path(root) / "comic-narrator" / "models"
 
 
-def conv1d_region_as_2d(model: Any, prefix: str) -> int:
-    """Rewrite the nodes named ``prefix``* that are 1-D convolutions or scalar elementwise operations to 4-D.
+def conv1d_region_as_2d(model: Any, prefixes: tuple[str, ...]) -> int:
+    """Rewrite the nodes named ``prefix``* that are 1-D convolutions or elementwise operations on 3-D tensors
+    (with scalar constants) to 4-D.
 
     Returns how many nodes were rewritten. ``model`` is an ``onnx.ModelProto``, changed in place.
     """
     import numpy as np
-    from onnx import helper, numpy_helper
+    from onnx import helper, numpy_helper, shape_inference
 
+    ranks: dict[str, int] = {}
+    inferred = shape_inference.infer_shapes(model)
+    for info in [*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output]:
+        if info.type.HasField("tensor_type") and info.type.tensor_type.HasField("shape"):
+            ranks[info.name] = len(info.type.tensor_type.shape.dim)
     graph = model.graph
     initializers = {init.name: init for init in graph.initializer}
     constants = {node.output[0]: node for node in graph.node if node.op_type == "Constant"}
@@ -54,7 +60,11 @@ def conv1d_region_as_2d(model: Any, prefix: str) -> int:
         return None
 
     def in_region(node: Any) -> bool:
-        if not node.name.startswith(prefix):
+        if not node.name.startswith(prefixes):
+            return False
+        # Only where every tensor in and out is known to be [N, C, T]: a 2-D mask gets no unit axis at 2.
+        tensors = [name for name in (*node.input, *node.output) if name and constant(name) is None]
+        if any(ranks.get(name) != 3 for name in tensors):
             return False
         if node.op_type in CONVOLUTIONS:
             weight = constant(node.input[1])
@@ -129,7 +139,7 @@ def conv1d_region_as_2d(model: Any, prefix: str) -> int:
     return len(region)
 
 
-def fast_model(source: Path, prefix: str, label: str) -> Path:
+def fast_model(source: Path, prefixes: tuple[str, ...], label: str) -> Path:
     """The 2-D rewrite of ``source`` (built once into the cache folder), or ``source`` when it cannot be made."""
     try:
         digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
@@ -139,7 +149,7 @@ def fast_model(source: Path, prefix: str, label: str) -> Path:
         import onnx
 
         model = onnx.load(str(source))
-        if conv1d_region_as_2d(model, prefix) == 0:
+        if conv1d_region_as_2d(model, prefixes) == 0:
             return source
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=target.parent, suffix=".onnx.tmp")

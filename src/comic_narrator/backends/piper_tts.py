@@ -89,8 +89,9 @@ PIPER_VOICES: tuple[PiperVoiceSpec, ...] = (
 )
 
 
-DECODER_PREFIX = "/dec/"
-"""The HiFi-GAN decoder's nodes in Piper's VITS export: the 1-D convolutions that onnx_conv2d moves to 2-D."""
+CONV_PREFIXES = ("/dec/", "/flow/", "/enc_p/", "/dp/")
+"""Where Piper's VITS export keeps its 1-D convolutions (HiFi-GAN decoder, flow, text encoder, duration
+predictor): onnx_conv2d moves them to 2-D."""
 
 
 def _model_paths() -> tuple[Path, Path]:
@@ -132,7 +133,7 @@ class PiperEngine(BundledEngine):
 
             model_path, config_path = _model_paths()
             config = PiperConfig.from_dict(json.loads(config_path.read_text(encoding="utf-8")))
-            model = fast_model(model_path, DECODER_PREFIX, "joe-us-piper") if self._fast else model_path
+            model = fast_model(model_path, CONV_PREFIXES, "joe-us-piper") if self._fast else model_path
             self._voice = PiperVoice(config=config, session=cpu_session(model, self._threads))
 
     def close(self) -> None:
