@@ -18,6 +18,7 @@ from comic_narrator.config import (
     RunConfig,
     VisionConfig,
     VoiceConfig,
+    reference_pairs,
 )
 from comic_narrator.errors import ComicNarratorError
 from comic_narrator.progress import Progress
@@ -106,6 +107,14 @@ def _narrate_parser() -> argparse.ArgumentParser:
         help="the TTS server's API: Fish Speech /v1/tts or OpenAI-compatible /v1/audio/speech",
     )
     parser.add_argument("--tts-voices", help="comma-separated server voices for casting (default: as listed)")
+    parser.add_argument(
+        "--tts-reference",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.wav",
+        help="a Fish Speech voice by example, sent inline (repeatable); NAME may be name:lang:gender:age, and the "
+        "recording's transcript is FILE.txt beside it",
+    )
     parser.add_argument("--version", action="version", version=f"comic-narrator {__version__}")
     return parser
 
@@ -146,6 +155,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             read_sound_effects=args.read_sfx,
             tts_server=args.tts_server,
             tts_server_api=args.tts_api,
+            tts_server_references=reference_pairs(args.tts_reference),
             tts_server_voices=tuple(v.strip() for v in args.tts_voices.split(",") if v.strip())
             if args.tts_voices
             else (),

@@ -86,6 +86,9 @@ class VoiceConfig:
     """The server's API: Fish Speech (/v1/tts, /v1/references/*) or OpenAI-compatible /v1/audio/speech."""
     tts_server_voices: tuple[str, ...] = ()
     """Server voices offered for casting: Fish reference ids or OpenAI voice names; () = what the server lists."""
+    tts_server_references: tuple[tuple[str, Path], ...] = ()
+    """Fish Speech voices by example: (voice spec, WAV) pairs sent inline with every request (no registration on
+    the server). The spec is ``name[:en|ja[:gender[:age]]]``; the WAV's transcript is the .txt file beside it."""
     tts_server_model: str = "tts-1"
     """The `model` field sent to an OpenAI-compatible speech server."""
     tts_server_concurrency: int = 4
@@ -156,3 +159,16 @@ class RunConfig:
     stack_file: Path | None = None
     """Use the GPU stack that `comic-narrator gpu up STACK.yaml` started: its vLLM reads (--vision llm), its TTS
     server voices; in a time-shared stack vLLM is woken for reading and put to sleep for voicing."""
+
+
+def reference_pairs(values: list[str]) -> tuple[tuple[str, Path], ...]:
+    """``NAME=FILE.wav`` command-line values as (voice spec, path) pairs; a value without '=' is an error."""
+    from comic_narrator.errors import InputError
+
+    pairs: list[tuple[str, Path]] = []
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise InputError(f"--tts-reference wants NAME=FILE.wav, got {value!r}")
+        pairs.append((name.strip(), Path(path.strip())))
+    return tuple(pairs)

@@ -171,3 +171,48 @@ def test_a_failing_server_fails_the_stage_loudly(tmp_path: Path) -> None:
     with tts_server(ServerState(mode="500")) as url, pytest.raises(ServerError, match="HTTP 500"):
         synthesize_script(script, cast, VoiceConfig(tts_server=url), tmp_path / "clips", SILENT)
     assert not list((tmp_path / "clips").glob("*"))
+
+
+def test_reference_recordings_from_the_config_are_sent_inline(tmp_path: Path) -> None:
+    wav = tmp_path / "captain.wav"
+    wav.write_bytes(tone_wav("aye", 150.0))
+    (tmp_path / "captain.txt").write_text("Aye, all hands on deck.\n", encoding="utf-8")
+    state = ServerState()
+    with tts_server(state) as url:
+        config = VoiceConfig(tts_server=url, tts_server_references=(("captain:en:male:old", wav),))
+        with open_voice_bank(config) as bank:
+            info = bank.voice("fish:captain")
+            assert (info.gender, info.age) == ("male", "old")
+            assert "fish:hero" in {v.id for v in bank.voices()}  # the server's own voices stay
+            before = bank.engine_version("fish:captain")
+            bank.synthesize("Steady as she goes.", "fish:captain", Delivery())
+        request = state.requests[-1]
+        assert request["reference_id"] is None
+        assert request["references"][0]["text"] == "Aye, all hands on deck."
+        assert request["references"][0]["audio"]
+        wav.write_bytes(tone_wav("aye", 180.0))  # a new recording re-voices the lines cast to it
+        with open_voice_bank(config) as bank:
+            assert bank.engine_version("fish:captain") != before
+
+
+def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
+    from comic_narrator.audio.voicebank import load_references
+    from comic_narrator.config import reference_pairs
+    from comic_narrator.errors import InputError
+
+    wav = tmp_path / "v.wav"
+    with pytest.raises(InputError, match=r"v\.wav"):
+        load_references((("v", wav),))
+    wav.write_bytes(b"not audio at all")
+    with pytest.raises(InputError, match="not a WAV"):
+        load_references((("v", wav),))
+    wav.write_bytes(tone_wav("x", 200.0))
+    with pytest.raises(InputError, match=r"v\.txt"):
+        load_references((("v", wav),))
+    with pytest.raises(InputError, match=r"NAME=FILE\.wav"):
+        reference_pairs(["no-equals-sign.wav"])
+    (tmp_path / "v.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(EngineError, match="Fish Speech"):
+        open_voice_bank(
+            VoiceConfig(tts_server=closed_port_url(), tts_server_api="openai", tts_server_references=(("v", wav),))
+        ).voices()

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from comic_narrator.audio.breath import whisperize
 from comic_narrator.audio.timbre import level_speech
 from comic_narrator.backends.protocols import Delivery, Speech, VoiceInfo
 from comic_narrator.config import VoiceConfig
-from comic_narrator.errors import EngineError
+from comic_narrator.errors import EngineError, InputError
+
+if TYPE_CHECKING:
+    from comic_narrator.backends.fish_speech import ReferenceAudio
 
 CLIP_FORMAT_VERSION = "clip-v1"
 """Bumped when what the bank does to an engine's samples (levels, trims) changes: part of the cache key."""
@@ -40,6 +45,8 @@ def _server(config: VoiceConfig) -> OpenableEngine | None:
     if not config.tts_server:
         return None
     if config.tts_server_api == "openai":
+        if config.tts_server_references:
+            raise EngineError("reference recordings (--tts-reference) need a Fish Speech server (--tts-api fish)")
         from comic_narrator.backends.openai_speech import OpenAISpeechEngine
 
         return OpenAISpeechEngine(
@@ -52,8 +59,37 @@ def _server(config: VoiceConfig) -> OpenableEngine | None:
     from comic_narrator.backends.fish_speech import FishSpeechEngine
 
     return FishSpeechEngine(
-        config.tts_server, config.tts_server_voices, config.tts_server_concurrency, config.tts_request_timeout_s
+        config.tts_server,
+        config.tts_server_voices,
+        config.tts_server_concurrency,
+        config.tts_request_timeout_s,
+        inline_references=load_references(config.tts_server_references),
     )
+
+
+def load_references(pairs: tuple[tuple[str, Path], ...]) -> dict[str, ReferenceAudio]:
+    """Read each reference WAV and the transcript beside it (same name, .txt); errors name the file."""
+    from comic_narrator.backends.fish_speech import ReferenceAudio
+
+    references: dict[str, ReferenceAudio] = {}
+    for spec, wav in pairs:
+        transcript = wav.with_suffix(".txt")
+        try:
+            audio = wav.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read the reference recording: {exc.strerror or exc}", path=wav) from exc
+        if audio[:4] != b"RIFF" or audio[8:12] != b"WAVE":
+            raise InputError("the reference recording is not a WAV file", path=wav)
+        try:
+            text = transcript.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(
+                "a reference recording needs its transcript in a UTF-8 .txt file beside it", path=transcript
+            ) from exc
+        if not text:
+            raise InputError("the reference transcript is empty", path=transcript)
+        references[spec] = ReferenceAudio(audio, text)
+    return references
 
 
 def _piper(config: VoiceConfig) -> OpenableEngine | None:
@@ -145,7 +181,8 @@ class VoiceBank:
     def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
         """One line in one voice, leveled to a common speech level plus the delivery's gain."""
         speech = self._engine_for(voice_id).synthesize(text, voice_id, delivery)
-        samples = level_speech(speech.samples, speech.sample_rate_hz, delivery.gain_db)
+        samples = whisperize(speech.samples, speech.sample_rate_hz, delivery.breath)
+        samples = level_speech(samples, speech.sample_rate_hz, delivery.gain_db)
         return Speech(samples=samples, sample_rate_hz=speech.sample_rate_hz)
 
     def default_narrator(self, lang: Literal["en", "ja"]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +42,9 @@ class FishSpeechEngine:
     ) -> None:
         self._client = TtsHttpClient(base_url, START_HINT, concurrency, timeout_s)
         self._specs = voice_specs
-        self._inline = dict(inline_references or {})
+        # Keys may be voice specs ("name:lang:gender:age"); requests look the audio up by the bare name.
+        self._inline_specs = list(inline_references or {})
+        self._inline = {spec.split(":")[0]: ref for spec, ref in (inline_references or {}).items()}
         self._voices: dict[str, tuple[str, VoiceInfo]] = {}
         self._lock = threading.Lock()
         self._opened = False
@@ -49,7 +52,13 @@ class FishSpeechEngine:
 
     @property
     def version(self) -> str:
-        return f"fish-speech@{self._client.base_url};seed={SEED};v1"
+        # An inline voice is its audio: a changed reference recording re-voices the lines cast to it.
+        refs = hashlib.sha256()
+        for name in sorted(self._inline):
+            refs.update(name.encode() + hashlib.sha256(self._inline[name].wav_bytes).digest())
+            refs.update(self._inline[name].text.encode())
+        inline = f";refs={refs.hexdigest()[:12]}" if self._inline else ""
+        return f"fish-speech@{self._client.base_url};seed={SEED};v1{inline}"
 
     def open(self) -> None:
         """Check the server is up and learn its voices."""
@@ -59,7 +68,9 @@ class FishSpeechEngine:
             health = self._client.json("GET", "/v1/health")
             if not isinstance(health, dict) or str(health.get("status", "ok")).lower() not in ("ok", "healthy"):
                 raise ServerError(f"{self._client.base_url}/v1/health says the server is not ready: {health!r}")
-            specs = list(self._specs) or self.list_references() + sorted(self._inline)
+            listed = list(self._specs) or self.list_references()
+            named = {spec.split(":")[0] for spec in listed}
+            specs = listed + [spec for spec in self._inline_specs if spec.split(":")[0] not in named]
             if not specs:
                 specs = ["default"]
             for i, spec in enumerate(specs):

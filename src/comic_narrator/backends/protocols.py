@@ -64,11 +64,14 @@ class Delivery:
     gain_db: float = 0.0
     temperature: float = 0.7
     top_p: float = 0.8
+    breath: float = 0.0
+    """0 = voiced as usual, 1 = whispered (no pitch, noise through the voice's own formants), between = breathy.
+    Applied by the voice bank after any engine, so server voices whisper too."""
 
     def cache_token(self) -> str:
-        return (
-            f"s{self.speed:.3f}p{self.pitch_semitones:.2f}g{self.gain_db:.1f}t{self.temperature:.2f}q{self.top_p:.2f}"
-        )
+        token = f"s{self.speed:.3f}p{self.pitch_semitones:.2f}g{self.gain_db:.1f}"
+        token += f"t{self.temperature:.2f}q{self.top_p:.2f}"
+        return token + (f"b{self.breath:.2f}" if self.breath else "")
 
 
 @dataclass(frozen=True)

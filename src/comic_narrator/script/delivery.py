@@ -15,8 +15,8 @@ EMOTION_SHADES: dict[Emotion, Shade] = {
     "excited": Shade(speed=1.08, pitch_semitones=1.0, gain_db=1.5, temperature=0.8, top_p=0.85),
     "angry": Shade(speed=1.05, pitch_semitones=0.5, gain_db=3.0, temperature=0.8, top_p=0.85),
     "sad": Shade(speed=0.9, pitch_semitones=-1.0, gain_db=-2.0, temperature=0.6, top_p=0.75),
-    "scared": Shade(speed=1.1, pitch_semitones=1.5, gain_db=-1.0, temperature=0.75, top_p=0.8),
-    "whisper": Shade(speed=0.92, pitch_semitones=-0.5, gain_db=-6.0, temperature=0.6, top_p=0.7),
+    "scared": Shade(speed=1.1, pitch_semitones=1.5, gain_db=-1.0, temperature=0.75, top_p=0.8, breath=0.25),
+    "whisper": Shade(speed=0.92, pitch_semitones=-0.5, gain_db=-6.0, temperature=0.6, top_p=0.7, breath=1.0),
     "calm": Shade(speed=0.95, pitch_semitones=-0.3, gain_db=-1.0, temperature=0.6, top_p=0.75),
 }
 """Why these numbers: small steps (a semitone, a few dB) read as emotion without changing who speaks."""
@@ -50,4 +50,5 @@ def delivery_for(line: ScriptLine, member: CastMember, config: VoiceConfig) -> D
         gain_db=round(_clamp(emotion.gain_db + kind.gain_db, GAIN_RANGE_DB), 1),
         temperature=emotion.temperature,
         top_p=emotion.top_p,
+        breath=max(emotion.breath, kind.breath),
     )
