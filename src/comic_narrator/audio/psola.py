@@ -106,7 +106,7 @@ def psola(
     if len(samples) < sample_rate_hz // 20:
         return samples.astype(np.float32, copy=False)
     x = samples.astype(np.float64)
-    f0 = f0_track(samples, sample_rate_hz, HOP_S, VOICING_THRESHOLD)
+    f0 = f0_track(samples, sample_rate_hz, HOP_S, VOICING_THRESHOLD, rate_hz=8_000)
     marks, periods = pitch_marks(samples, sample_rate_hz, f0)
     n = len(x)
     n_out = round(n * time_ratio)

@@ -41,11 +41,11 @@ class VoiceStats:
         return float(abs(12 * np.log2(self.f0_median_hz / other.f0_median_hz)))
 
 
-def _to_analysis_rate(samples: FloatAudio, sample_rate_hz: int) -> FloatArray:
+def _to_analysis_rate(samples: FloatAudio, sample_rate_hz: int, rate_hz: int = ANALYSIS_RATE_HZ) -> FloatArray:
     x = samples.astype(np.float64)
-    if sample_rate_hz != ANALYSIS_RATE_HZ:
-        g = np.gcd(sample_rate_hz, ANALYSIS_RATE_HZ)
-        x = resample_poly(x, ANALYSIS_RATE_HZ // g, sample_rate_hz // g)
+    if sample_rate_hz != rate_hz:
+        g = np.gcd(sample_rate_hz, rate_hz)
+        x = resample_poly(x, rate_hz // g, sample_rate_hz // g)
     return np.asarray(x, dtype=np.float64)
 
 
@@ -75,22 +75,31 @@ def _mel_filters(n_fft: int) -> FloatArray:
     return filters
 
 
-def f0_track(samples: FloatAudio, sample_rate_hz: int, hop_s: float, threshold: float = 0.15) -> FloatArray:
+def f0_track(
+    samples: FloatAudio,
+    sample_rate_hz: int,
+    hop_s: float,
+    threshold: float = 0.15,
+    rate_hz: int = ANALYSIS_RATE_HZ,
+) -> FloatArray:
     """YIN F0 (Hz, 0 = unvoiced) for frames centred at 0, hop_s, 2 hop_s, ... of ``samples``.
 
     ``threshold`` is YIN's aperiodicity threshold: lower keeps only clearly periodic frames (statistics), higher
     calls more frames voiced (pitch marking, where a missed voiced frame costs more than a doubtful one).
+    ``rate_hz`` is the analysis rate: 8 kHz costs a third of 16 kHz and still resolves F0 to about 2 %.
     """
-    x = _to_analysis_rate(samples, sample_rate_hz)
-    half = int(FRAME_S * ANALYSIS_RATE_HZ) // 2
+    x = _to_analysis_rate(samples, sample_rate_hz, rate_hz)
+    half = int(FRAME_S * rate_hz) // 2
     count = int(len(samples) / sample_rate_hz / hop_s) + 1
-    return _f0_per_frame(np.pad(x, (half, 0)), count, hop_s, threshold)
+    return _f0_per_frame(np.pad(x, (half, 0)), count, hop_s, threshold, rate_hz)
 
 
-def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S, threshold: float = 0.15) -> FloatArray:
+def _f0_per_frame(
+    x: FloatArray, count: int, hop_s: float = HOP_S, threshold: float = 0.15, rate_hz: int = ANALYSIS_RATE_HZ
+) -> FloatArray:
     """YIN pitch (de Cheveigne & Kawahara 2002) per hop in 60..F0_CEIL_HZ; 0 where the frame is unvoiced."""
-    size, hop = int(FRAME_S * ANALYSIS_RATE_HZ), int(hop_s * ANALYSIS_RATE_HZ)
-    lag_min, lag_max = ANALYSIS_RATE_HZ // F0_CEIL_HZ, ANALYSIS_RATE_HZ // 60
+    size, hop = int(FRAME_S * rate_hz), int(hop_s * rate_hz)
+    lag_min, lag_max = rate_hz // F0_CEIL_HZ, rate_hz // 60
     x = np.pad(x, (0, size + lag_max + hop))
     lags = np.arange(1, lag_max + 1)
     idx = np.arange(size + lag_max)[None, :] + hop * np.arange(count)[:, None]
@@ -111,7 +120,7 @@ def _f0_per_frame(x: FloatArray, count: int, hop_s: float = HOP_S, threshold: fl
     rising = np.concatenate([cmnd[:, 1:] >= cmnd[:, :-1], np.ones((count, 1), dtype=bool)], axis=1)
     rising &= np.arange(lag_max)[None, :] >= first[:, None]
     bottom = np.argmax(rising, axis=1)
-    f0 = np.where(voiced, ANALYSIS_RATE_HZ / lags[bottom], 0.0)
+    f0 = np.where(voiced, rate_hz / lags[bottom], 0.0)
     return f0
 
 
