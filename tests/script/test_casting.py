@@ -141,3 +141,11 @@ def test_pinned_natural_voice_is_used_at_fast_quality(tmp_path: Path) -> None:
     assert cast.voice_for("narrator").voice == "ja-kumo"
     assert cast.voice_for("a").voice == "ja-alpha"
     assert cast.voice_for("b").voice in {"ja-mei-narrator", "ja-mei", "ja-mei-man"}
+
+
+def test_first_lead_contrasts_with_the_narrator() -> None:
+    natural = cast_characters(_reading(["a", "a", "b"]), TIERED, VoiceConfig(quality="natural"), "ja")
+    assert natural.voice_for("narrator").voice == "ja-kumo"
+    assert natural.voice_for("a").gender == "female" and natural.voice_for("b").gender == "male"
+    fast = cast_characters(_reading(["a", "a", "b"]), TIERED, VoiceConfig(), "ja")
+    assert fast.voice_for("narrator").gender == "female" and fast.voice_for("a").gender == "male"

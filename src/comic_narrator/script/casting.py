@@ -176,8 +176,9 @@ def _match_score(character: Character, voice: VoiceInfo) -> int:
     return score
 
 
-def _contrast_order(pool: list[VoiceInfo]) -> list[VoiceInfo]:
-    """Pool order for characters of unknown attributes: alternate genders so neighbours in prominence differ."""
+def _contrast_order(pool: list[VoiceInfo], narrator_gender: str = "unknown") -> list[VoiceInfo]:
+    """Pool order for characters of unknown attributes: alternate genders so neighbours in prominence differ,
+    starting with the gender the narrator does not have (the lead should not sound like the narrator)."""
     by_gender: dict[str, list[VoiceInfo]] = {"male": [], "female": [], "unknown": []}
     for voice in pool:
         by_gender[voice.gender].append(voice)
@@ -186,6 +187,8 @@ def _contrast_order(pool: list[VoiceInfo]) -> list[VoiceInfo]:
     for queue in by_gender.values():
         queue[:] = [v for v in queue if v.nature == "human"]
     queues = [by_gender["male"], by_gender["female"], by_gender["unknown"]]
+    if narrator_gender == "male":
+        queues = [by_gender["female"], by_gender["male"], by_gender["unknown"]]
     while any(queues):
         for queue in queues:
             if queue:
@@ -218,7 +221,9 @@ def cast_characters(
         )
     ]
     pinned_voices = {p.voice for c, p in pins.items() if p.voice and c != NARRATOR}
-    pool = _contrast_order([v for v in castable(voices, config) if v.language == lang and v.id != narrator.id])
+    pool = _contrast_order(
+        [v for v in castable(voices, config) if v.language == lang and v.id != narrator.id], narrator.gender
+    )
     free = [v for v in pool if v.id not in pinned_voices]
     used: Counter[str] = Counter()
     for character in characters_in(reading, script):
