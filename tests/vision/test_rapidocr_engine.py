@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
-from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine, _tiles
 from comic_narrator.errors import EngineError
 from comic_narrator.vision.metrics import normalise_letters
+from tests.conftest import corpus_path
 from tests.vision.conftest import DATA, load_rgb
 
 
@@ -60,3 +64,34 @@ def test_grey_and_tiny_images(ocr: RapidOcrEngine) -> None:
 def test_thread_count_is_fixed_when_asked_and_bounded_when_automatic(ocr: RapidOcrEngine) -> None:
     assert RapidOcrEngine(threads=3).threads_in_use == 3
     assert 1 <= ocr.threads_in_use <= 4  # decided once, when the session fixture opened the engine
+
+
+def test_strip_tiles_are_few_even_and_overlapping() -> None:
+    # The Baron Bean strip enlarged 2.5x for OCR (2,700 x 665): two tiles, not four whose last two nearly coincide.
+    page = load_rgb(DATA / "peppercarrot-ep17" / "page1.jpg")
+    strip = np.ascontiguousarray(np.concatenate([page[:665, :900]] * 3, axis=1)[:, :2700])
+    tiles, det_scale = _tiles(strip, 1.5, 3.0, 1024)
+    assert det_scale == 1.0  # a 997 px tile is detected at its own size, so the longer ones are too
+    starts = [x0 for x0, _, _ in tiles]
+    lengths = {tile.shape[1] for _, _, tile in tiles}
+    assert len(tiles) == 2 and len(lengths) == 1 and starts[0] == 0
+    assert starts[-1] + lengths.pop() == strip.shape[1]
+    assert tiles[0][2].shape[1] - starts[1] >= 665 // 4  # the overlap holds a line cut by the tile edge
+    # A 4,654 x 1,390 band: detected at the scale of a 2,085 px (1.5 x 1,390) tile, in two tiles.
+    band = np.zeros((1390, 4654, 3), dtype=np.uint8)
+    tiles, det_scale = _tiles(band, 1.5, 3.0, 1024)
+    assert len(tiles) == 2 and det_scale == pytest.approx(1024 / 2085)
+    # A page is one tile, detected at det_long_side_px.
+    assert len(_tiles(page, 1.5, 3.0, 1024)[0]) == 1
+
+
+def test_band_lines_are_read_whole(ocr: RapidOcrEngine) -> None:
+    # Lines of the Dingbat band that crossed the edge of a 1.5-long tile came back cut ("Copyright, 1915,
+    # International News" without "Service."), or twice, halves of different words.
+    archive = corpus_path("newspaper-strips", "dingbat-family-strip.cbz")
+    with zipfile.ZipFile(archive) as cbz:
+        name = next(n for n in cbz.namelist() if n.lower().endswith(".jpg") and "/._" not in f"/{n}")
+        band = np.asarray(Image.open(io.BytesIO(cbz.read(name))).convert("RGB"))
+    letters = [normalise_letters(line.text) for line in ocr.recognize(band, "en")]
+    assert any("copyright1915" in t and "newsservice" in t for t in letters)
+    assert any("americasgreatesteveningnewspaper" in t for t in letters)

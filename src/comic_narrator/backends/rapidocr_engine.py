@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 from pathlib import Path
 from types import TracebackType
@@ -49,6 +50,7 @@ class RapidOcrEngine:
         det_long_side_px: int = 1024,
         min_short_side_px: int = 1000,
         tile_aspect: float = 1.5,
+        max_tile_aspect: float = 3.0,
         threads: int = 0,
         min_score: float = 0.5,
     ) -> None:
@@ -56,6 +58,7 @@ class RapidOcrEngine:
         self.det_long_side_px = det_long_side_px
         self.min_short_side_px = min_short_side_px
         self.tile_aspect = tile_aspect
+        self.max_tile_aspect = max_tile_aspect
         self.threads = threads
         self._threads_decided = 0
         self.min_score = min_score
@@ -109,6 +112,9 @@ class RapidOcrEngine:
                 "Rec.model_path": str(paths[_REC_MODEL]),
                 "Cls.model_path": str(paths[_CLS_MODEL]),
                 "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+                # rapidocr turns onnxruntime's memory arena off; with it the recogniser, fed batches of
+                # ever-changing width, reads the text-packed ad page 10-20% faster (same output).
+                "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
             }
             ocr = RapidOCR(params=params)
             logging.getLogger("RapidOCR").setLevel(logging.ERROR)
@@ -154,7 +160,12 @@ class RapidOcrEngine:
                 cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), dtype=np.uint8
             )
         lines: list[OcrLine] = []
-        for x0, y0, tile in _tiles(bgr, self.tile_aspect):
+        tiles, det_scale = _tiles(bgr, self.tile_aspect, self.max_tile_aspect, self.det_long_side_px)
+        for x0, y0, tile in tiles:
+            # One tile (a page) is detected at det_long_side_px; the tiles of a strip all at the scale a tile
+            # tile_aspect long would get, however long they are.
+            limit_px = self.det_long_side_px if len(tiles) == 1 else round(max(tile.shape[:2]) * det_scale)
+            self._ocr.text_det.limit_side_len = limit_px
             for line in self._recognize_tile(tile):
                 quad = tuple(((px + x0) / scale, (py + y0) / scale) for px, py in line.quad)
                 lines.append(OcrLine(quad=quad, text=line.text, score=line.score))
@@ -202,26 +213,35 @@ def _as_bgr(image_rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     return np.ascontiguousarray(cv2.cvtColor(image_rgb[:, :, :3], cv2.COLOR_RGB2BGR), dtype=np.uint8)
 
 
-def _tiles(image: npt.NDArray[np.uint8], tile_aspect: float) -> list[tuple[int, int, npt.NDArray[np.uint8]]]:
-    """Overlapping tiles along the long side of a strip; the whole image when it is not elongated."""
+def _tiles(
+    image: npt.NDArray[np.uint8], tile_aspect: float, max_tile_aspect: float, det_long_side_px: int
+) -> tuple[list[tuple[int, int, npt.NDArray[np.uint8]]], float]:
+    """Overlapping tiles along the long side of a strip (the whole image when it is not elongated), and the
+    scale to detect them at: that of a tile ``tile_aspect`` times the short side, reduced to ``det_long_side_px``.
+
+    Tiles are up to ``max_tile_aspect`` times the short side, as few as cover the strip with the overlap, and
+    spread evenly: detection costs its pixels, and 1.5-long tiles stepped from one end left the last tile
+    almost on top of the one before it (the 2,700 px Baron Bean strip took four tiles, the last two sharing
+    96% of their pixels; now two)."""
     height_px, width_px = image.shape[:2]
     short_px = min(height_px, width_px)
     long_px = max(height_px, width_px)
     tile_px = int(short_px * tile_aspect)
+    det_scale = min(1.0, det_long_side_px / max(1, tile_px))
     if long_px <= tile_px * 1.25:
-        return [(0, 0, image)]
+        return [(0, 0, image)], det_scale
     overlap_px = max(64, short_px // 4)
-    step_px = tile_px - overlap_px
-    starts = list(range(0, max(long_px - tile_px, 0) + 1, step_px))
-    if starts[-1] + tile_px < long_px:
-        starts.append(long_px - tile_px)
+    max_tile_px = max(tile_px, int(short_px * max_tile_aspect), 2 * overlap_px)
+    count = max(2, math.ceil((long_px - overlap_px) / (max_tile_px - overlap_px)))
+    length_px = min(long_px, math.ceil((long_px + (count - 1) * overlap_px) / count))
+    starts = [round(i * (long_px - length_px) / (count - 1)) for i in range(count)]
     tiles: list[tuple[int, int, npt.NDArray[np.uint8]]] = []
     for start in starts:
         if height_px >= width_px:
-            tiles.append((0, start, image[start : start + tile_px]))
+            tiles.append((0, start, image[start : start + length_px]))
         else:
-            tiles.append((start, 0, image[:, start : start + tile_px]))
-    return tiles
+            tiles.append((start, 0, image[:, start : start + length_px]))
+    return tiles, det_scale
 
 
 def _drop_tile_duplicates(lines: list[OcrLine]) -> list[OcrLine]:
