@@ -63,7 +63,16 @@ def test_grey_and_tiny_images(ocr: RapidOcrEngine) -> None:
 
 def test_thread_count_is_fixed_when_asked_and_bounded_when_automatic(ocr: RapidOcrEngine) -> None:
     assert RapidOcrEngine(threads=3).threads_in_use == 3
-    assert 1 <= ocr.threads_in_use <= 4  # decided once, when the session fixture opened the engine
+    assert 1 <= ocr.threads_in_use <= 4
+
+
+def test_sessions_do_not_spin_and_keep_their_arena(ocr: RapidOcrEngine) -> None:
+    # Spinning worker threads slow the reader (and whatever else runs) on a busy machine.
+    for model in (ocr._ocr.text_det, ocr._ocr.text_rec):
+        options = model.session.session.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert options.intra_op_num_threads == ocr.threads_in_use
+        assert options.enable_cpu_mem_arena
 
 
 def test_strip_tiles_are_few_even_and_overlapping() -> None:

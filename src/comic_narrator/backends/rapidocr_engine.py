@@ -60,7 +60,6 @@ class RapidOcrEngine:
         self.tile_aspect = tile_aspect
         self.max_tile_aspect = max_tile_aspect
         self.threads = threads
-        self._threads_decided = 0
         self.min_score = min_score
         self._ocr: Any = None
 
@@ -68,19 +67,16 @@ class RapidOcrEngine:
 
     @property
     def threads_in_use(self) -> int:
-        """onnxruntime intra-op threads: ``threads`` when set, else what was decided when the engine opened.
+        """onnxruntime intra-op threads: ``threads`` when set, else every core (up to 4).
 
-        onnxruntime's worker threads spin while they wait. On a machine that is already busy (a 2-core box also
-        synthesising speech) one thread reads faster than two: page 2 of Pepper&Carrot took 1.33 s with one
-        thread and 1.92 s with two at a load average of 4. So with ``threads=0`` the engine takes every core
-        (up to 4) only when the load average leaves them idle, and one thread otherwise."""
+        The sessions are made with spinning off: onnxruntime's worker threads otherwise spin while they wait,
+        and on a busy 2-core machine (also synthesising speech) two spinning threads read slower than one
+        (page 2 of Pepper&Carrot: 1.92 s against 1.33 s at a load average of 4). Without spinning, two threads
+        cost about what one does on a saturated machine (the dense Buster Bear page: 3.4-3.5 s against 3.0-3.9
+        s with both cores kept busy by other processes) and read 1.6-1.8 times faster when a core is free."""
         if self.threads > 0:
             return self.threads
-        if self._threads_decided > 0:
-            return self._threads_decided
-        cores = os.cpu_count() or 1
-        idle_cores = cores - os.getloadavg()[0]
-        return max(1, min(4, cores)) if idle_cores >= cores - 0.5 else 1
+        return max(1, min(4, os.cpu_count() or 1))
 
     def open(self) -> RapidOcrEngine:
         if self._ocr is not None:
@@ -118,19 +114,21 @@ class RapidOcrEngine:
             }
             ocr = RapidOCR(params=params)
             logging.getLogger("RapidOCR").setLevel(logging.ERROR)
-            # Load both models now (rapidocr loads lazily on the first call) so errors surface in open().
+            # Load both models now (rapidocr loads lazily on the first call) so errors surface in open(), and
+            # give them sessions whose threads do not spin (rapidocr has no setting for it).
+            loaded: Any = ocr
+            for model, name in ((loaded._load_det_model(), _DET_MODEL), (loaded._load_rec_model(), _REC_MODEL)):
+                model.session.session = _session(paths[name], threads)
             ocr(np.full((64, 160, 3), 255, dtype=np.uint8))
         except EngineError:
             raise
         except Exception as exc:  # rapidocr/onnxruntime raise many types; report one clear error
             raise EngineError(f"rapidocr failed to load its models from {model_dir}: {exc}") from exc
         self._ocr = ocr
-        self._threads_decided = threads
         return self
 
     def close(self) -> None:
         self._ocr = None
-        self._threads_decided = 0
 
     def __enter__(self) -> RapidOcrEngine:
         return self.open()
@@ -205,6 +203,20 @@ class RapidOcrEngine:
             quad = tuple((float(p[0]), float(p[1])) for p in np.asarray(box).reshape(-1, 2))
             out.append(OcrLine(quad=quad, text=text, score=float(score)))
         return out
+
+
+def _session(model_path: Path, threads: int) -> Any:
+    """An onnxruntime CPU session as rapidocr makes one (all graph optimisations, the memory arena on), with
+    ``threads`` intra-op threads that sleep instead of spinning while they wait for work."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.enable_cpu_mem_arena = True
+    options.intra_op_num_threads = threads
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(model_path), sess_options=options, providers=["CPUExecutionProvider"])
 
 
 def _as_bgr(image_rgb: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
