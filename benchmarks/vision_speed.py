@@ -1,8 +1,9 @@
 """Seconds per page of the local reader (rapidocr + classical vision) on the corpus pages, wall and CPU time.
 
 Usage: python benchmarks/vision_speed.py [CORPUS_DIR] [--threads N] [--repeat K]
-Prints one line per page and the median. CPU seconds are the process's user+system time; wall seconds also
-count time lost to other processes on a busy machine (the load average is printed with the result).
+Prints one line per page read, then (with --repeat > 1) each page's median, and the median over all reads. CPU
+seconds are the process's user+system time; wall seconds also count time lost to other processes on a busy
+machine (the load average, which counts this process too, is printed before and after).
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def main() -> int:
     pages = corpus_pages(args.corpus)
     walls: list[float] = []
     cpus: list[float] = []
+    per_page: dict[str, tuple[list[float], list[float]]] = {}
+    load_before = os.getloadavg()[0]
     with RapidOcrEngine(threads=args.threads) as ocr:
         threads = ocr.threads_in_use
         for name, image in pages:
@@ -81,16 +84,25 @@ def main() -> int:
                 cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
                 walls.append(wall)
                 cpus.append(cpu)
+                per_page.setdefault(name, ([], []))[0].append(wall)
+                per_page[name][1].append(cpu)
                 print(
                     f"{name:<48} {image.shape[1]:>5}x{image.shape[0]:<5} wall {wall:5.2f} s  cpu {cpu:5.2f} s"
                     f"  {len(reading.panels)} panels,"
                     f" {len(reading.texts)} texts, {reading.page_kind}"
                 )
     load = os.getloadavg()[0]
+    if args.repeat > 1:
+        for name, (page_walls, page_cpus) in per_page.items():
+            print(
+                f"median of {len(page_walls)}: {name:<38} wall {statistics.median(page_walls):5.2f} s"
+                f"  cpu {statistics.median(page_cpus):5.2f} s"
+            )
     wall_s, cpu_s = statistics.median(walls), statistics.median(cpus)
     print(
         f"median over {len(walls)} page reads: wall {wall_s:.2f} s, cpu {cpu_s:.2f} s"
-        f" (onnxruntime threads {threads}, {os.cpu_count()} cores, load average now {load:.1f})"
+        f" (onnxruntime threads {threads}, {os.cpu_count()} cores,"
+        f" load average {load_before:.1f} before, {load:.1f} after)"
     )
     return 0
 
