@@ -18,7 +18,7 @@ from comic_narrator.config import (
     RunConfig,
     VisionConfig,
     VoiceConfig,
-    reference_pairs,
+    reference_arg,
 )
 from comic_narrator.errors import ComicNarratorError
 from comic_narrator.progress import Progress
@@ -111,6 +111,7 @@ def _narrate_parser() -> argparse.ArgumentParser:
         "--tts-reference",
         action="append",
         default=[],
+        type=reference_arg,
         metavar="NAME=FILE.wav",
         help="a Fish Speech voice by example, sent inline (repeatable); NAME may be name:lang:gender:age, and the "
         "recording's transcript is FILE.txt beside it",
@@ -155,7 +156,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             read_sound_effects=args.read_sfx,
             tts_server=args.tts_server,
             tts_server_api=args.tts_api,
-            tts_server_references=reference_pairs(args.tts_reference),
+            tts_server_references=tuple(args.tts_reference),
             tts_server_voices=tuple(v.strip() for v in args.tts_voices.split(",") if v.strip())
             if args.tts_voices
             else (),

@@ -161,14 +161,12 @@ class RunConfig:
     server voices; in a time-shared stack vLLM is woken for reading and put to sleep for voicing."""
 
 
-def reference_pairs(values: list[str]) -> tuple[tuple[str, Path], ...]:
-    """``NAME=FILE.wav`` command-line values as (voice spec, path) pairs; a value without '=' is an error."""
-    from comic_narrator.errors import InputError
+def reference_arg(value: str) -> tuple[str, Path]:
+    """A ``--tts-reference NAME=FILE.wav`` value as (voice spec, path): an argparse type, so a malformed value is
+    the usual one-line usage error."""
+    import argparse
 
-    pairs: list[tuple[str, Path]] = []
-    for value in values:
-        name, sep, path = value.partition("=")
-        if not sep or not name.strip() or not path.strip():
-            raise InputError(f"--tts-reference wants NAME=FILE.wav, got {value!r}")
-        pairs.append((name.strip(), Path(path.strip())))
-    return tuple(pairs)
+    name, sep, path = value.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise argparse.ArgumentTypeError(f"wants NAME=FILE.wav, got {value!r}")
+    return name.strip(), Path(path.strip())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -197,7 +198,7 @@ def test_reference_recordings_from_the_config_are_sent_inline(tmp_path: Path) ->
 
 def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
     from comic_narrator.audio.voicebank import load_references
-    from comic_narrator.config import reference_pairs
+    from comic_narrator.config import reference_arg
     from comic_narrator.errors import InputError
 
     wav = tmp_path / "v.wav"
@@ -209,10 +210,22 @@ def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
     wav.write_bytes(tone_wav("x", 200.0))
     with pytest.raises(InputError, match=r"v\.txt"):
         load_references((("v", wav),))
-    with pytest.raises(InputError, match=r"NAME=FILE\.wav"):
-        reference_pairs(["no-equals-sign.wav"])
+    with pytest.raises(argparse.ArgumentTypeError, match=r"NAME=FILE\.wav"):
+        reference_arg("no-equals-sign.wav")
+    assert reference_arg("hero:en:male = a b.wav") == ("hero:en:male", Path("a b.wav"))
     (tmp_path / "v.txt").write_text("x", encoding="utf-8")
     with pytest.raises(EngineError, match="Fish Speech"):
         open_voice_bank(
             VoiceConfig(tts_server=closed_port_url(), tts_server_api="openai", tts_server_references=(("v", wav),))
         ).voices()
+
+
+@pytest.mark.parametrize("command", [["narrate", "page.jpg", "-o", "out.mp4"], ["voices"]])
+def test_malformed_reference_option_is_a_usage_error(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from comic_narrator.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main([*command, "--tts-reference", "no-equals-sign.wav"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "NAME=FILE.wav" in err and "Traceback" not in err

@@ -12,7 +12,7 @@ from comic_narrator.audio.normalize import normalize_for_speech
 from comic_narrator.audio.synthesis import write_wav_atomic
 from comic_narrator.audio.voicebank import open_voice_bank
 from comic_narrator.backends.protocols import Delivery
-from comic_narrator.config import VoiceConfig, reference_pairs
+from comic_narrator.config import VoiceConfig, reference_arg
 from comic_narrator.errors import ComicNarratorError, OutputError
 
 
@@ -33,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
         "--tts-reference",
         action="append",
         default=[],
+        type=reference_arg,
         metavar="NAME=FILE.wav",
         help="a Fish Speech voice by example (repeatable); the transcript is FILE.txt beside the WAV",
     )
@@ -48,7 +49,7 @@ def _config(args: argparse.Namespace) -> VoiceConfig:
         tts_server=args.tts_server,
         tts_server_api=args.tts_api,
         tts_server_voices=voices,
-        tts_server_references=reference_pairs(args.tts_reference),
+        tts_server_references=tuple(args.tts_reference),
     )
 
 
