@@ -29,6 +29,32 @@ LOG_NAME = "comic-narrator.log"
 log = logging.getLogger("comic_narrator")
 
 
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number no smaller than ``low`` (anything else is a one-line usage error)."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if number < low:
+            raise argparse.ArgumentTypeError(f"{number} is below the smallest allowed value, {low}")
+        return number
+
+    return parse
+
+
+def _speed(value: str) -> float:
+    """--speed: a multiplier inside the range delivery can honour (0.5-2.0)."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not 0.5 <= number <= 2.0:
+        raise argparse.ArgumentTypeError(f"{number:g} is outside 0.5-2.0")
+    return number
+
+
 def _add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", type=Path, help="PDF, CBZ/ZIP, image folder, or a single image")
     parser.add_argument(
@@ -40,10 +66,12 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--lang", choices=["auto", "en", "ja"], default="auto", help="the book's language")
     parser.add_argument("--pages", help="pages to use, 1-based and inclusive: '3-7', '1,4,9-'")
-    parser.add_argument("--dpi", type=int, default=None, help="PDF render resolution (default: long side ~2000 px)")
+    parser.add_argument(
+        "--dpi", type=_int_at_least(18), default=None, help="PDF render resolution (default: long side ~2000 px)"
+    )
     parser.add_argument(
         "--max-pixels",
-        type=int,
+        type=_int_at_least(1),
         default=IngestConfig.max_image_pixels,
         help="refuse images larger than this many pixels",
     )
@@ -85,7 +113,7 @@ def _narrate_parser() -> argparse.ArgumentParser:
         help="fast: offline voices within real time on one core (default); natural: also Kokoro's neural voices "
         "(better Japanese, about 8x the CPU)",
     )
-    parser.add_argument("--speed", type=float, default=1.0, help="global speaking-rate multiplier")
+    parser.add_argument("--speed", type=_speed, default=1.0, help="global speaking-rate multiplier (0.5-2.0)")
     parser.add_argument("--read-sfx", action="store_true", help="have the narrator speak sound effects too")
     parser.add_argument("--no-captions", action="store_true", help="do not read caption boxes aloud")
     parser.add_argument(
@@ -98,7 +126,9 @@ def _narrate_parser() -> argparse.ArgumentParser:
         choices=["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow"],
         help="libx264 speed/size trade-off (veryfast: about real time at 1080p30 on two cores)",
     )
-    parser.add_argument("--jobs", type=int, default=0, help="parallel synthesis workers (0 = one per core)")
+    parser.add_argument(
+        "--jobs", type=_int_at_least(0), default=0, help="parallel synthesis workers (0 = one per core)"
+    )
     parser.add_argument("--tts-server", help="base URL of a GPU TTS server (default: only the offline voices)")
     parser.add_argument(
         "--tts-api",

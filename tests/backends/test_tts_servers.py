@@ -218,14 +218,3 @@ def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
         open_voice_bank(
             VoiceConfig(tts_server=closed_port_url(), tts_server_api="openai", tts_server_references=(("v", wav),))
         ).voices()
-
-
-@pytest.mark.parametrize("command", [["narrate", "page.jpg", "-o", "out.mp4"], ["voices"]])
-def test_malformed_reference_option_is_a_usage_error(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    from comic_narrator.cli import main
-
-    with pytest.raises(SystemExit) as exited:
-        main([*command, "--tts-reference", "no-equals-sign.wav"])
-    assert exited.value.code == 2
-    err = capsys.readouterr().err
-    assert "NAME=FILE.wav" in err and "Traceback" not in err
