@@ -18,7 +18,6 @@ from comic_narrator.config import (
     RunConfig,
     VisionConfig,
     VoiceConfig,
-    reference_arg,
 )
 from comic_narrator.errors import ComicNarratorError
 from comic_narrator.progress import Progress
@@ -53,6 +52,28 @@ def _speed(value: str) -> float:
     if not 0.5 <= number <= 2.0:
         raise argparse.ArgumentTypeError(f"{number:g} is outside 0.5-2.0")
     return number
+
+
+def reference_arg(value: str) -> tuple[str, Path]:
+    """A ``--tts-reference NAME=FILE.wav`` value as (voice spec, path): an argparse type, so a malformed value is
+    the usual one-line usage error."""
+    name, sep, path = value.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise argparse.ArgumentTypeError(f"wants NAME=FILE.wav, got {value!r}")
+    return name.strip(), Path(path.strip())
+
+
+def add_tts_reference_option(parser: argparse.ArgumentParser) -> None:
+    """--tts-reference, shared by the main command and `voices`."""
+    parser.add_argument(
+        "--tts-reference",
+        action="append",
+        default=[],
+        type=reference_arg,
+        metavar="NAME=FILE.wav",
+        help="a Fish Speech voice by example, sent inline (repeatable); NAME may be name:lang:gender:age, and the "
+        "recording's transcript is FILE.txt beside it",
+    )
 
 
 def _add_input_options(parser: argparse.ArgumentParser) -> None:
@@ -137,15 +158,7 @@ def _narrate_parser() -> argparse.ArgumentParser:
         help="the TTS server's API: Fish Speech /v1/tts or OpenAI-compatible /v1/audio/speech",
     )
     parser.add_argument("--tts-voices", help="comma-separated server voices for casting (default: as listed)")
-    parser.add_argument(
-        "--tts-reference",
-        action="append",
-        default=[],
-        type=reference_arg,
-        metavar="NAME=FILE.wav",
-        help="a Fish Speech voice by example, sent inline (repeatable); NAME may be name:lang:gender:age, and the "
-        "recording's transcript is FILE.txt beside it",
-    )
+    add_tts_reference_option(parser)
     parser.add_argument("--version", action="version", version=f"comic-narrator {__version__}")
     return parser
 

@@ -159,14 +159,3 @@ class RunConfig:
     stack_file: Path | None = None
     """Use the GPU stack that `comic-narrator gpu up STACK.yaml` started: its vLLM reads (--vision llm), its TTS
     server voices; in a time-shared stack vLLM is woken for reading and put to sleep for voicing."""
-
-
-def reference_arg(value: str) -> tuple[str, Path]:
-    """A ``--tts-reference NAME=FILE.wav`` value as (voice spec, path): an argparse type, so a malformed value is
-    the usual one-line usage error."""
-    import argparse
-
-    name, sep, path = value.partition("=")
-    if not sep or not name.strip() or not path.strip():
-        raise argparse.ArgumentTypeError(f"wants NAME=FILE.wav, got {value!r}")
-    return name.strip(), Path(path.strip())

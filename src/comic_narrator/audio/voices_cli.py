@@ -12,7 +12,8 @@ from comic_narrator.audio.normalize import normalize_for_speech
 from comic_narrator.audio.synthesis import write_wav_atomic
 from comic_narrator.audio.voicebank import open_voice_bank
 from comic_narrator.backends.protocols import Delivery
-from comic_narrator.config import VoiceConfig, reference_arg
+from comic_narrator.cli import add_tts_reference_option
+from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ComicNarratorError, OutputError
 
 
@@ -29,14 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tts-server", help="also list/preview a GPU TTS server's voices (base URL)")
     parser.add_argument("--tts-api", choices=("fish", "openai"), default="fish", help="the server's API")
     parser.add_argument("--tts-voices", help="comma-separated server voices, name[:lang[:gender[:age]]]")
-    parser.add_argument(
-        "--tts-reference",
-        action="append",
-        default=[],
-        type=reference_arg,
-        metavar="NAME=FILE.wav",
-        help="a Fish Speech voice by example (repeatable); the transcript is FILE.txt beside the WAV",
-    )
+    add_tts_reference_option(parser)
     parser.add_argument("--register", metavar="ID", help="register a Fish Speech reference voice under this id")
     parser.add_argument("--reference", type=Path, help="with --register: a short WAV of the voice")
     parser.add_argument("--transcript", help="with --register: what the reference WAV says")
