@@ -1,19 +1,17 @@
-"""Decoding page images safely: format check, pixel limit before decoding, RGB output."""
+"""Decoding page images safely: format check, pixel limit before decoding, 8-bit RGB output whatever the mode."""
 
 from __future__ import annotations
 
 import io
 import warnings
 
-import numpy as np
-import numpy.typing as npt
 from PIL import Image, UnidentifiedImageError
 
 from comic_narrator.errors import ImageTooLargeError, InputError
+from comic_narrator.ingest.pixels import RgbImage as RgbImage
+from comic_narrator.ingest.pixels import to_rgb8
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".gif", ".tif", ".tiff")
-
-RgbImage = npt.NDArray[np.uint8]
 
 
 def is_image_name(name: str) -> bool:
@@ -45,4 +43,7 @@ def decode_image(data: bytes, *, source: str, max_pixels: int) -> RgbImage:
         raise InputError(f"not a readable image ({exc.__class__.__name__}: {exc})", path=source) from exc
     if width == 0 or height == 0:
         raise InputError("the image has no pixels", path=source)
-    return np.ascontiguousarray(np.asarray(image.convert("RGB"), dtype=np.uint8))
+    try:
+        return to_rgb8(image)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot convert the image to RGB ({exc.__class__.__name__}: {exc})", path=source) from exc

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from PIL import Image
 
 from comic_narrator.artifacts import BBox, Layout, PageImage, PageReading
 from comic_narrator.backends.protocols import OcrEngine
-from comic_narrator.config import VisionConfig
+from comic_narrator.config import IngestConfig, VisionConfig
 from comic_narrator.errors import ComicNarratorError, InputError
+from comic_narrator.ingest.images import decode_image
 from comic_narrator.vision.direction import script_language
 from comic_narrator.vision.geometry import overlap_of_smaller
 from comic_narrator.vision.metrics import (
@@ -158,9 +158,11 @@ def evaluate_folder(folder: Path, ocr: OcrEngine, config: VisionConfig) -> Summa
     for index, gt_page in enumerate(gt["pages"]):
         path = folder / gt_page["image"]
         try:
-            image = np.asarray(Image.open(path).convert("RGB"))
+            data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"cannot read page image: {exc}", path=path) from exc
+        # The same decoding as a narrated book's pages: 16-bit, CMYK, palette and alpha pages score as they read.
+        image = decode_image(data, source=str(path), max_pixels=IngestConfig().max_image_pixels)
         page = PageImage(
             index=index,
             source=str(path),
