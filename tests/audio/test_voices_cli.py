@@ -24,6 +24,23 @@ def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(voices[0]) >= {"id", "language", "gender", "age", "engine", "description", "narrator", "nature"}
 
 
+def test_every_voice_says_what_it_is_made_from(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--json"]) == 0
+    voices = json.loads(capsys.readouterr().out)
+    by_id = {v["id"]: v for v in voices}
+    assert all("derived_from" in v and "grade" in v for v in voices)
+    # Every derived voice names a voice that exists; the recorded speakers name none.
+    assert all(v["derived_from"] in by_id for v in voices if v["derived_from"] is not None)
+    assert by_id["en-joe"]["derived_from"] is None and by_id["en-joe-girl"]["derived_from"] == "en-joe"
+    if "en-heart" in by_id:  # the Kokoro packages are installed
+        assert by_id["en-heart"]["derived_from"] is None and by_id["en-heart"]["grade"] == "A"
+        assert by_id["en-bella-girl"]["derived_from"] == "en-bella" and by_id["en-bella-girl"]["age"] == "child"
+        natural_english = [v for v in voices if v["language"] == "en" and v["tier"] == "natural"]
+        originals = [v for v in natural_english if v["derived_from"] is None]
+        assert len(originals) == 28
+        assert sum(v["gender"] == "female" for v in originals) == 15
+
+
 def test_list_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 0
     out = capsys.readouterr().out

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from comic_narrator.audio.voice_stats import voice_stats
+from comic_narrator.audio.voice_stats import VoiceStats, voice_stats
 from comic_narrator.backends.kokoro_tts import KokoroEngine, kokoro_installed
 from comic_narrator.backends.protocols import Delivery
 
@@ -60,3 +60,44 @@ def test_long_phoneme_strings_are_cut_at_punctuation() -> None:
     assert all(p[-1] == 4 for p in pieces) and [t for p in pieces for t in p] == tokens
     unbroken = _split_tokens([1] * 1200, breaks={4})
     assert [len(p) for p in unbroken] == [MAX_TOKENS, MAX_TOKENS, 200]
+
+
+EN = "The storm rolled over the hills, and nobody in the village slept that night."
+
+
+@pytest.fixture(scope="module")
+def joe_stats() -> VoiceStats:
+    from comic_narrator.backends.piper_tts import PiperEngine
+
+    with PiperEngine() as piper:
+        speech = piper.synthesize(EN, "en-joe", Delivery())
+    return voice_stats(speech.samples, speech.sample_rate_hz)
+
+
+@pytest.mark.parametrize(("voice_id", "low_hz", "high_hz"), [("en-heart", 160, 260), ("en-michael", 85, 150)])
+def test_natural_english_voice_speaks_and_is_not_joe(
+    engine: KokoroEngine, joe_stats: VoiceStats, voice_id: str, low_hz: float, high_hz: float
+) -> None:
+    speech = engine.synthesize(EN, voice_id, Delivery())
+    # 15 words at a conversational 2-4 words per second, non-silent, deterministic.
+    assert 3.5 < speech.duration_s < 7.5
+    assert float(np.sqrt(np.mean(speech.samples**2))) > 0.01
+    assert np.array_equal(speech.samples, engine.synthesize(EN, voice_id, Delivery()).samples)
+    stats = voice_stats(speech.samples, speech.sample_rate_hz)
+    assert low_hz < stats.f0_median_hz < high_hz
+    # Another speaker, not joe re-pitched: the timbre (mel-cepstrum) sits as far from joe as Kokoro's own
+    # speakers sit from each other (about 1 in docs/voices.md; en-heart 1.8, en-michael 2.4 measured).
+    assert stats.timbre_distance(joe_stats) > 1.0, stats.timbre_distance(joe_stats)
+
+
+def test_british_voices_use_british_phonemes(engine: KokoroEngine) -> None:
+    [us] = engine.phonemes("Hello there.", "en", "en-us")
+    [uk] = engine.phonemes("Hello there.", "en", "en")
+    assert "oʊ" in us and "əʊ" in uk
+
+
+def test_derived_child_voice_is_higher_than_its_source(engine: KokoroEngine) -> None:
+    woman = voice_stats(engine.synthesize(EN, "en-bella", Delivery()).samples, 24_000)
+    girl = voice_stats(engine.synthesize(EN, "en-bella-girl", Delivery()).samples, 24_000)
+    assert 1.5 < girl.pitch_distance_semitones(woman) < 5.0 and girl.f0_median_hz > woman.f0_median_hz
+    assert girl.centroid_hz > woman.centroid_hz  # the shorter vocal tract lifts the spectrum

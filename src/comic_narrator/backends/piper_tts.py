@@ -44,7 +44,8 @@ def _info(
     narrator: bool = False,
     nature: Literal["human", "creature", "machine"] = "human",
 ) -> VoiceInfo:
-    return VoiceInfo(voice_id, "en", gender, age, "piper", description, narrator, nature)
+    derived_from = None if voice_id == "en-joe" else "en-joe"  # every other voice is joe re-shaped
+    return VoiceInfo(voice_id, "en", gender, age, "piper", description, narrator, nature, derived_from=derived_from)
 
 
 PIPER_VOICES: tuple[PiperVoiceSpec, ...] = (

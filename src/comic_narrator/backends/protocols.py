@@ -51,8 +51,13 @@ class VoiceInfo:
     """What the voice suits besides people: a creature (growl) or a machine (monotone); casting matches it."""
     tier: Literal["fast", "natural"] = "fast"
     """"fast": within the real-time budget on one CPU core (0.1 CPU s per audio s English, 0.4 Japanese);
-    "natural": a neural voice that sounds better and costs more (Kokoro: about 0.8). Casting uses the natural
+    "natural": a neural voice that sounds better and costs more (Kokoro: about 0.5-0.6). Casting uses the natural
     ones only with ``--voice-quality natural``."""
+    derived_from: str | None = None
+    """None for a model's own recorded speaker; else the id of the voice this one is made from (re-pitched,
+    re-timbred, or one speaker driven in another language)."""
+    grade: str | None = None
+    """The model maker's own quality grade for the speaker, where one is published (Kokoro: A best .. F)."""
 
 
 @dataclass(frozen=True)
