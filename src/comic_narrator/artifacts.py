@@ -17,8 +17,13 @@ BBox = tuple[int, int, int, int]
 ReadingDirection = Literal["ltr", "rtl", "ttb"]
 Layout = Literal["auto", "manga", "western", "webtoon"]
 Lang = Literal["auto", "en", "ja"]
-TextKind = Literal["speech", "shout", "caption", "sound"]
-PageKind = Literal["story", "cover", "non-story", "blank"]
+SpokenKind = Literal["speech", "shout", "caption", "sound"]
+"""What a script line can be: lettering someone (or the narrator) says."""
+TextKind = Literal[SpokenKind, "furniture"]
+"""A lettered element of a page. ``furniture`` (page numbers, credits, URLs, copyright and licence notices,
+publisher watermarks) is kept in the reading for the credits and never narrated."""
+PageKind = Literal["story", "cover", "non-story", "credits", "blank"]
+"""``credits``: an episode's closing page of names (patrons, contributors); its loose print is furniture."""
 Emotion = Literal["neutral", "excited", "angry", "sad", "scared", "whisper", "calm"]
 
 
@@ -92,9 +97,9 @@ class Character(Artifact):
 
 
 class PageReading(Artifact):
-    """What was read off one page: panels and texts, both in reading order."""
+    """What was read off one page: panels and texts, both in reading order (furniture last, top to bottom)."""
 
-    schema_version: int = 2
+    schema_version: int = 3
     page: int = Field(description="index of the PageImage")
     width: int
     height: int
@@ -109,7 +114,7 @@ class PageReading(Artifact):
 class BookReading(Artifact):
     """Exactly what ``comic-narrator read --json`` prints and ``--reading FILE`` accepts."""
 
-    schema_version: int = 2
+    schema_version: int = 3
     source: str
     lang: Literal["en", "ja"]
     pages: list[PageReading]
@@ -151,7 +156,7 @@ class ScriptLine(Artifact):
     page: int
     panel: int = Field(description="-1 for a line over the whole page (establishing shot)")
     speaker: str = Field(description="'narrator' or a character id present in the cast")
-    kind: TextKind
+    kind: SpokenKind
     text: str
     emotion: Emotion = "neutral"
     pause_after_s: float = 0.35

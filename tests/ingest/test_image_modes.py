@@ -138,9 +138,7 @@ _MODES: dict[str, tuple[Callable[[Image.Image], bytes], str]] = {
 
 
 @pytest.mark.parametrize("name", list(_MODES))
-def test_page_in_each_mode_reads_like_its_rgb_original(
-    name: str, original: Image.Image, ocr: RapidOcrEngine
-) -> None:
+def test_page_in_each_mode_reads_like_its_rgb_original(name: str, original: Image.Image, ocr: RapidOcrEngine) -> None:
     build, expected_mode = _MODES[name]
     data = build(original)
     with Image.open(io.BytesIO(data)) as opened:

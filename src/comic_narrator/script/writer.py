@@ -39,8 +39,8 @@ def _page_lines(page: PageReading, config: VoiceConfig) -> list[ScriptLine]:
     lines: list[ScriptLine] = []
     for number, region in enumerate(page.texts, start=1):
         text = re.sub(r"\s+", " ", region.text).strip()
-        if not text:
-            continue
+        if not text or region.kind == "furniture":
+            continue  # page numbers, credits, notices, watermarks: kept in the reading, never said
         if region.kind == "sound" and not config.read_sound_effects:
             continue
         if region.kind == "caption" and not config.read_captions:

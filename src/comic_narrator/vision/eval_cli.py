@@ -96,7 +96,12 @@ def score_page(reading: PageReading, gt_page: dict[str, Any], non_story: list[BB
 
     gt_texts = [t for p in gt_page["panels"] for t in p["texts"]]
     lang = script_language([t["text"] for t in gt_texts]) or "en"
-    pred_texts = [t for t in reading.texts if not any(overlap_of_smaller(t.bbox, r) >= 0.5 for r in non_story)]
+    # Furniture is not story lettering: it is neither matched to a line nor counted as misread text.
+    pred_texts = [
+        t
+        for t in reading.texts
+        if t.kind != "furniture" and not any(overlap_of_smaller(t.bbox, r) >= 0.5 for r in non_story)
+    ]
     if gt_texts and all(t.get("bbox") for t in gt_texts):
         text_match = match_text_boxes([tuple(t["bbox"]) for t in gt_texts], [t.bbox for t in pred_texts])
     else:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any, Literal
+from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from comic_narrator.artifacts import Character, PageReading, TextRegion
+from comic_narrator.artifacts import Character, PageReading, SpokenKind, TextRegion
 from comic_narrator.backends.openai_chat import OpenAIChatClient
 
 KINDS = ["speech", "shout", "caption", "sound"]
@@ -88,6 +88,8 @@ def describe_regions(reading: PageReading) -> str:
         "Text regions (index, panel, position as % of the page, kind guessed from the lettering, OCR text):",
     ]
     for index, text in enumerate(reading.texts):
+        if text.kind == "furniture":
+            continue  # page numbers, notices, a credits page's names: not worth the model's tokens
         x, y, w, h = text.bbox
         cx, cy = 100 * (x + w / 2) / reading.width, 100 * (y + h / 2) / reading.height
         lines.append(f"[{index}] panel {text.panel + 1}, at ({cx:.0f}%, {cy:.0f}%), {text.kind}: {text.text!r}")
@@ -117,12 +119,10 @@ def merge_answer(local: PageReading, answer: dict[str, Any], model: str) -> Page
     texts: list[TextRegion] = []
     for index, region in enumerate(local.texts):
         item = updates.get(index)
-        if item is None:
-            texts.append(region)
+        if item is None or region.kind == "furniture":
+            texts.append(region)  # furniture stays furniture: the model is asked about story lettering only
             continue
-        kind: Literal["speech", "shout", "caption", "sound"] = (
-            item["kind"] if item.get("kind") in KINDS else region.kind
-        )
+        kind: SpokenKind = item["kind"] if item.get("kind") in KINDS else region.kind
         speaker_name = item.get("speaker")
         speaker = character_id(str(speaker_name)) if speaker_name and kind in ("speech", "shout") else None
         if speaker is not None and speaker not in characters:

@@ -14,6 +14,7 @@ _KIND_RGB: dict[TextKind, tuple[int, int, int]] = {
     "shout": (230, 120, 0),
     "caption": (20, 150, 60),
     "sound": (170, 40, 200),
+    "furniture": (130, 130, 130),
 }
 
 
@@ -30,7 +31,7 @@ def draw_overlay(image_rgb: npt.NDArray[np.uint8], reading: PageReading) -> npt.
         x, y, w, h = panel.bbox
         cv2.rectangle(canvas, (x, y), (x + w - 1, y + h - 1), _PANEL_RGB, thick)
         _label(canvas, str(number), (x + thick, y + thick), _PANEL_RGB, font_scale * 2.2, thick)
-    label_of = {"cover": "COVER", "non-story": "NON-STORY", "blank": "BLANK"}
+    label_of = {"cover": "COVER", "non-story": "NON-STORY", "credits": "CREDITS", "blank": "BLANK"}
     if reading.page_kind in label_of:
         _label(canvas, label_of[reading.page_kind], (thick * 4, height_px // 2), _PANEL_RGB, font_scale * 3, thick)
     for number, text in enumerate(reading.texts, start=1):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Literal
 
@@ -15,6 +14,7 @@ from comic_narrator.backends.protocols import OcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.vision.bubbles import TextBlock, group_lines, to_text_lines
 from comic_narrator.vision.direction import reading_direction, script_language
+from comic_narrator.vision.furniture import furniture_regions, split_furniture
 from comic_narrator.vision.geometry import area_px2, centre, overlap_of_smaller, union_box
 from comic_narrator.vision.insets import add_insets
 from comic_narrator.vision.lettering import (
@@ -30,8 +30,6 @@ from comic_narrator.vision.order import panel_order, reading_order
 from comic_narrator.vision.page_kind import classify_page, is_blank
 from comic_narrator.vision.panels import PanelParams, detect_panels, estimate_background, is_full_bleed
 from comic_narrator.vision.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
-
-_PAGE_NUMBER = re.compile(r"^[\W\d_]{1,4}$")
 
 
 def read_page(
@@ -73,16 +71,25 @@ def read_page(
     if isinstance(ocr, CropRecognizer):
         # Balloons holding only "!" or "…": the detector finds no line there; the recogniser reads a crop.
         blocks += mute_balloons(image_rgb, gray, float(np.mean(background.rgb)), raw_panels, lines, ocr)
-    blocks = [b for b in blocks if not _is_page_furniture(b, raw_panels) and not _is_stray_glyph(b)]
+    # Page numbers, credits, notices and watermarks are kept for the reading but stay out of the story's order.
+    split = split_furniture(blocks, raw_panels, width_px, height_px)
+    blocks = [b for b in split.story if not _is_stray_glyph(b)]
     direction = reading_direction(config, page, manga_hint, lang)
     panels = [raw_panels[i] for i in panel_order(raw_panels, inset_parent, direction)]
     # Insets do not make a cover or an ad a story page: the page kind is judged on the panels without them.
-    page_kind = classify_page(top_level, blocks, width_px, height_px, is_full_bleed(background))
+    page_kind: PageKind = (
+        "credits"
+        if split.credits_page
+        else classify_page(top_level, blocks, width_px, height_px, is_full_bleed(background))
+    )
     if page_kind != "story" or not panels:
         # A cover, an ad, or a page without frames is shown (and narrated) as one picture.
         content = [*panels, *(b.bbox for b in blocks)]
         panels = [union_box(content) if content else (0, 0, width_px, height_px)]
-    texts = _texts_in_order(image_rgb, blocks, panels, direction, lang, page_kind)
+    texts = [
+        *_texts_in_order(image_rgb, blocks, panels, direction, lang, page_kind),
+        *furniture_regions(split.furniture, panels, lang),
+    ]
     return PageReading(
         page=page.index,
         width=width_px,
@@ -109,13 +116,6 @@ def _as_rgb(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     if image.shape[2] == 4:
         return np.ascontiguousarray(image[:, :, :3])
     return np.ascontiguousarray(image)
-
-
-def _is_page_furniture(block: TextBlock, panels: list[BBox]) -> bool:
-    """Page numbers and similar marks outside every panel."""
-    text = "".join(ln.text for ln in block.lines).strip()
-    inside = any(overlap_of_smaller(block.bbox, p) >= 0.5 for p in panels)
-    return not inside and bool(_PAGE_NUMBER.match(text))
 
 
 def _is_stray_glyph(block: TextBlock) -> bool:

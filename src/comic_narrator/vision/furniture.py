@@ -1,0 +1,144 @@
+"""Page furniture: page numbers, credit lines, URLs, copyright and licence notices, publisher watermarks, and the
+credits page closing an episode. Kept in the reading (kind "furniture", for the credits) but never narrated.
+
+Issue 9: a Pepper&Carrot episode's closing page had its ~5,000 characters of patron names read aloud, and the
+"漫画onWeb" mark in the corner of every Black Jack ni Yoroshiku page was narrated as a caption."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from comic_narrator.artifacts import BBox, TextRegion
+from comic_narrator.vision.bubbles import TextBlock
+from comic_narrator.vision.geometry import area_px2, overlap_of_smaller
+from comic_narrator.vision.lettering import block_text, page_letter_px
+
+FurnitureReason = Literal["page-number", "notice", "watermark", "credit", "margin", "credits-page"]
+
+_PAGE_NUMBER = re.compile(
+    r"^(?:[\W\d_]{1,4}|(?:p\.?|pg\.?|page)?\s*[-–—~·\s]*\d{1,4}\s*(?:/\s*\d{1,4})?[-–—~·\s]*)$", re.IGNORECASE
+)
+# Wherever they stand outside a balloon: a web address, a copyright or licence line, a patronage appeal.
+_NOTICE = re.compile(
+    r"https?:|www\.|\b[a-z0-9-]{2,}\.(?:com|org|net|io|info|jp|fr|de|eu|uk)\b|©|\(c\)\s*\d{4}|copyright|"
+    r"all rights reserved|licen[cs]e[ds]?\b|creative\s*commons|\bcc[- ]?by\b|patreon|patrons?\b|tipeee|liberapay|"
+    r"ko-fi|著作権|無断(?:転載|複製)",
+    re.IGNORECASE,
+)
+# Publisher and site marks stamped on every page (spaces removed, lower case).
+_WATERMARKS = ("漫画onweb", "mangaonweb")
+# Who made it, said outside the panels: "art by ...", "描いた人／カスガ".
+_CREDIT = re.compile(
+    r"\b(?:art|story|script|written|drawn|pencil(?:s|ed)?|inks?|inked|colou?rs?|colou?red|letter(?:s|ed|ing)|"
+    r"translat(?:ion|ed|or)|edit(?:ed|or)|proofread(?:ing)?)\s*(?:by\b|:)|描いた人|作画|原作|翻訳|"
+    r"(?:^|\s)(?:作|画|著|文)\s*[:：/／]",
+    re.IGNORECASE,
+)
+_MARGIN_FRAC = 0.05
+"""The outer band of the page (share of its height or width) where running heads, folios and marks sit."""
+
+
+@dataclass(frozen=True)
+class SplitBlocks:
+    """A page's text blocks parted into story lettering and furniture."""
+
+    story: list[TextBlock]
+    furniture: list[TextBlock]
+    credits_page: bool
+    """Most of the page is a dense list of names (an episode's closing credits): nothing on it but balloons is
+    narrated."""
+
+
+def split_furniture(blocks: list[TextBlock], panels: list[BBox], width_px: int, height_px: int) -> SplitBlocks:
+    """Part the blocks into story and furniture, judging each block by its words and where it stands."""
+    if is_credits_page(blocks, height_px):
+        return SplitBlocks(
+            story=[b for b in blocks if b.bubble is not None],
+            furniture=[b for b in blocks if b.bubble is None],
+            credits_page=True,
+        )
+    typical_letter_px = page_letter_px(blocks)
+    story: list[TextBlock] = []
+    furniture: list[TextBlock] = []
+    for block in blocks:
+        reason = furniture_reason(block, panels, width_px, height_px, typical_letter_px)
+        (furniture if reason is not None else story).append(block)
+    return SplitBlocks(story=story, furniture=furniture, credits_page=False)
+
+
+def furniture_reason(
+    block: TextBlock, panels: list[BBox], width_px: int, height_px: int, typical_letter_px: float
+) -> FurnitureReason | None:
+    """Why this block is furniture, or None when it is story lettering."""
+    text = block_text(block).strip()
+    outside = not any(overlap_of_smaller(block.bbox, p) >= 0.5 for p in panels)
+    in_balloon = block.bubble is not None and not outside
+    if not text or in_balloon:
+        return None  # a character may say "www." or "licence": words in a balloon are spoken
+    squashed = re.sub(r"\s+", "", text).lower()
+    if any(mark in squashed for mark in _WATERMARKS):
+        return "watermark"
+    if _NOTICE.search(text):
+        return "notice"
+    if not outside:
+        return None
+    if _PAGE_NUMBER.match(text):
+        return "page-number"
+    if _CREDIT.search(text):
+        return "credit"
+    letter_px = max(ln.letter_px for ln in block.lines)
+    small = typical_letter_px <= 0 or letter_px <= 1.2 * typical_letter_px
+    if small and block.bubble is None and _in_margin(block.bbox, width_px, height_px):
+        return "margin"  # a running head, a folio or a mark in the page's outer band, outside every panel
+    return None
+
+
+def _in_margin(box: BBox, width_px: int, height_px: int) -> bool:
+    x, y, w, h = box
+    band_y = _MARGIN_FRAC * height_px
+    band_x = _MARGIN_FRAC * width_px
+    return y + h <= band_y or y >= height_px - band_y or x + w <= band_x or x >= width_px - band_x
+
+
+def is_credits_page(blocks: list[TextBlock], height_px: int) -> bool:
+    """An episode's closing credits: many lines of small loose print, hardly any balloon, reading as a list of
+    names (a separator every few words) or as thanks to patrons and a licence."""
+    loose = [b for b in blocks if b.bubble is None]
+    loose_lines = [ln for b in loose for ln in b.lines]
+    balloon_lines = sum(len(b.lines) for b in blocks if b.bubble is not None)
+    if len(loose_lines) < 12 or balloon_lines * 4 > len(loose_lines):
+        return False
+    text = " ".join(block_text(b) for b in loose)
+    if len(re.sub(r"\s+", "", text)) < 300:
+        return False
+    small_print = statistics.median(ln.letter_px for ln in loose_lines) <= 0.025 * height_px
+    words = max(len(text.split()), 1)
+    separators = len(re.findall(r"[,、・;]", text))
+    name_list = separators / words >= 0.25
+    notices = len({m.group(0).lower() for m in _NOTICE.finditer(text)})
+    return small_print and (name_list or notices >= 2)
+
+
+def furniture_regions(blocks: list[TextBlock], panels: list[BBox], lang: Literal["en", "ja"]) -> list[TextRegion]:
+    """Furniture as reading regions, top to bottom: no speaker, in the panel that holds it if any."""
+    out: list[TextRegion] = []
+    for block in sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0])):
+        holders = [i for i, p in enumerate(panels) if overlap_of_smaller(block.bbox, p) >= 0.5]
+        out.append(
+            TextRegion(
+                bbox=block.bbox,
+                kind="furniture",
+                text=block_text(block),
+                speaker=None,
+                panel=min(holders, key=lambda i: area_px2(panels[i])) if holders else -1,
+                lang=lang,
+                vertical=any(ln.vertical for ln in block.lines),
+                confidence=round(float(np.mean([ln.score for ln in block.lines])), 4),
+            )
+        )
+    return out

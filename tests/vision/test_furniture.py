@@ -1,0 +1,197 @@
+"""Page furniture on real pages, read by the real reader: kept in the reading, never in the script.
+
+Credit lines (wikipe-tan), a publisher's watermark (the bundled Black Jack sample and ../shared/training),
+newspaper copyright lines and folios (the Dingbat Family band), and an episode's closing credits page, built here
+from a real Pepper&Carrot page because the real credits pages are not in the corpus."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import textwrap
+import zipfile
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from comic_narrator.artifacts import BookReading, PageReading
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import VisionConfig, VoiceConfig
+from comic_narrator.ingest.images import decode_image
+from comic_narrator.script.writer import write_script
+from comic_narrator.vision.bubbles import BubbleShape, TextBlock, TextLine
+from comic_narrator.vision.furniture import furniture_reason
+from comic_narrator.vision.geometry import overlap_of_smaller
+from comic_narrator.vision.reader import read_page
+from tests.conftest import REPO, corpus_path
+from tests.vision.conftest import DATA, load_rgb, page_for, read_bundled
+
+BLACKJACK_SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
+TRAINING = REPO.parent / "shared" / "training"
+_LIMIT_PX = 64_000_000
+
+
+def _training_path(*parts: str) -> Path:
+    path = TRAINING.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent: ../shared/training is not beside this checkout")
+    return path
+
+
+def _script_text(reading: PageReading, lang: str) -> str:
+    script = write_script(BookReading(source="test", lang=lang, pages=[reading]), VoiceConfig())  # type: ignore[arg-type]
+    return " ".join(line.text for line in script.lines)
+
+
+def _read(image: npt.NDArray[np.uint8], ocr: RapidOcrEngine, manga: bool | None = None) -> PageReading:
+    return read_page(image, page_for(image), config=VisionConfig(), manga_hint=manga, ocr=ocr)
+
+
+def test_wikipe_tan_credit_line_is_furniture_and_the_title_is_not(ocr: RapidOcrEngine) -> None:
+    gt = json.loads((DATA / "wikipe-tan" / "gt.json").read_text(encoding="utf-8"))
+    reading = read_bundled(ocr, DATA / "wikipe-tan" / "page1.ja.jpg")
+    regions = {r["kind"]: tuple(r["bbox_xywh"]) for r in gt["non_story_regions"]}
+    credit = [t for t in reading.texts if overlap_of_smaller(t.bbox, regions["credit"]) >= 0.5]
+    assert [t.kind for t in credit] == ["furniture"]  # "描いた人／カスガ": who drew it, kept for the credits
+    title = [t for t in reading.texts if overlap_of_smaller(t.bbox, regions["title"]) >= 0.5 and "百科" in t.text]
+    assert title and title[0].kind == "caption"  # the title is said
+    spoken = _script_text(reading, "ja")
+    assert "カスガ" not in spoken and "百科事典娘" in spoken and "係船柱" in spoken
+    assert reading.texts[-1].kind == "furniture"  # furniture comes after the story's lettering
+
+
+@cache
+def _sample_pages() -> tuple[npt.NDArray[np.uint8], ...]:
+    with zipfile.ZipFile(BLACKJACK_SAMPLE) as archive:
+        names = sorted(n for n in archive.namelist() if n.endswith(".jpg"))
+        return tuple(decode_image(archive.read(n), source=n, max_pixels=_LIMIT_PX) for n in names)
+
+
+@pytest.mark.parametrize("index", [0, 3])
+def test_publisher_watermark_on_the_bundled_manga_is_furniture(index: int, ocr: RapidOcrEngine) -> None:
+    image = _sample_pages()[index]
+    reading = _read(image, ocr, manga=True)
+    marks = [t for t in reading.texts if "onweb" in t.text.lower().replace(" ", "")]
+    assert len(marks) == 1 and marks[0].kind == "furniture" and marks[0].speaker is None
+    x, y, _, _ = marks[0].bbox
+    assert x < 0.1 * image.shape[1] and y > 0.9 * image.shape[0]  # the mark in the bottom-left corner
+    spoken = _script_text(reading, "ja")
+    assert "onweb" not in spoken.lower().replace(" ", "") and len(spoken) >= 20
+
+
+def test_watermark_on_full_size_training_pages_is_furniture(ocr: RapidOcrEngine) -> None:
+    path = _training_path("blackjack-ni-yoroshiku", "vol01", "bj01_000030.jpg")
+    reading = _read(load_rgb(path), ocr, manga=True)
+    assert [t.kind for t in reading.texts if "漫画" in t.text and "web" in t.text.lower()] == ["furniture"]
+    assert "web" not in _script_text(reading, "ja").lower()
+
+
+def test_newspaper_copyright_lines_and_folio_are_furniture(ocr: RapidOcrEngine) -> None:
+    archive = corpus_path("newspaper-strips", "dingbat-family-strip.cbz")
+    with zipfile.ZipFile(archive) as zipped:
+        name = next(n for n in zipped.namelist() if n.lower().endswith((".jpg", ".png")) and "/." not in n)
+        image = decode_image(zipped.read(name), source=name, max_pixels=_LIMIT_PX)
+    reading = _read(image, ocr)
+    furniture = [t.text for t in reading.texts if t.kind == "furniture"]
+    assert sum("copyright" in t.lower() for t in furniture) >= 1
+    assert "21" in furniture  # the page number in the masthead
+    spoken = _script_text(reading, "en").lower()
+    assert "copyright" not in spoken and "dingbat" in spoken
+
+
+_SYLLABLES = ("ka", "ri", "mo", "an", "el", "to", "su", "ne", "vi", "la", "do", "mi", "ar", "os", "be", "lin")
+
+
+def _patron_name(rng: random.Random) -> str:
+    def word(syllables: int) -> str:
+        return "".join(rng.choice(_SYLLABLES) for _ in range(syllables)).capitalize()
+
+    return f"{word(rng.randint(2, 3))} {word(rng.randint(2, 4))}"
+
+
+def _credits_page(names_chars: int = 5000, seed: int = 17) -> tuple[npt.NDArray[np.uint8], list[str]]:
+    """Pepper&Carrot's closing page as the episodes print it: the last picture, then thanks to the patrons, about
+    5,000 characters of their names in small print, the patronage link and the licence."""
+    with Image.open(DATA / "peppercarrot-ep17" / "page4.jpg") as opened:
+        page = opened.convert("RGB")
+    width_px, height_px = page.size
+    top_px = int(0.3 * height_px)
+    draw = ImageDraw.Draw(page)
+    draw.rectangle((0, top_px, width_px, height_px), fill=(255, 255, 255))
+    heading, small = ImageFont.load_default(size=18), ImageFont.load_default(size=13)
+    x_px, y_px = int(0.05 * width_px), top_px + 20
+    thanks = (
+        "Pepper&Carrot is entirely free (libre), open-source and sponsored thanks to the patronage of readers. "
+        "For this episode, thanks go to the 879 Patrons:"
+    )
+    for line in textwrap.wrap(thanks, 80):
+        draw.text((x_px, y_px), line, fill=(20, 20, 20), font=heading)
+        y_px += 24
+    rng = random.Random(seed)
+    names: list[str] = []
+    while sum(len(n) + 2 for n in names) < names_chars:
+        names.append(_patron_name(rng))
+    for line in textwrap.wrap(", ".join(names), 118):
+        draw.text((x_px, y_px + 8), line, fill=(40, 40, 40), font=small)
+        y_px += 16
+    for line in (
+        "You too can become a patron of Pepper&Carrot for the next episode at www.patreon.com/davidrevoy",
+        "License: Creative Commons Attribution 4.0. Art & scenario: David Revoy. Translation: Alex Gryson",
+    ):
+        draw.text((x_px, y_px + 18), line, fill=(20, 20, 20), font=heading)
+        y_px += 24
+    buffer = io.BytesIO()
+    page.save(buffer, format="PNG")
+    return decode_image(buffer.getvalue(), source="credits page", max_pixels=_LIMIT_PX), names
+
+
+def test_closing_credits_page_is_kept_but_not_narrated(ocr: RapidOcrEngine) -> None:
+    image, names = _credits_page()
+    reading = _read(image, ocr)
+    assert reading.page_kind == "credits"
+    kept = "".join(t.text for t in reading.texts if t.kind == "furniture")
+    assert len(kept) >= 3000 and "Patrons" in kept  # the names stay in the reading, for the credits
+    spoken = _script_text(reading, "en")
+    # Only the balloon of the picture left at the top is said; none of the names, the link or the licence.
+    assert len(spoken) <= 60 and "panic" in spoken
+    assert not any(name in spoken for name in names)
+
+
+def _block(text: str, box: tuple[int, int, int, int], *, balloon: bool = False, letter_px: float = 20.0) -> TextBlock:
+    line = TextLine(bbox=box, text=text, score=0.95, vertical=False, angle_deg=0.0, letter_px=letter_px)
+    bubble = BubbleShape(bbox=box, area_px2=box[2] * box[3], solidity=0.98, rectangularity=0.8, tail_xy=None)
+    return TextBlock(lines=(line,), bbox=box, bubble=bubble if balloon else None)
+
+
+_PANELS = [(50, 50, 900, 600), (50, 700, 900, 600)]
+
+
+@pytest.mark.parametrize(
+    ("text", "box", "balloon", "expected"),
+    [
+        ("12", (480, 1360, 30, 20), False, "page-number"),
+        ("- 12 -", (460, 1360, 70, 20), False, "page-number"),
+        ("p. 7", (900, 1360, 50, 20), False, "page-number"),
+        ("12", (480, 300, 30, 20), False, None),  # a number inside a panel is the art's, not a folio
+        ("www.peppercarrot.com", (300, 1340, 300, 20), False, "notice"),
+        ("© 2016 David Revoy", (300, 660, 300, 20), False, "notice"),
+        ("This comic is licensed under CC BY 4.0", (300, 300, 400, 20), False, "notice"),
+        ("Go to www.example.com, quick!", (300, 300, 300, 40), True, None),  # said in a balloon: spoken
+        ("Art by David Revoy", (300, 662, 300, 20), False, "credit"),
+        ("漫画 on Web", (5, 1340, 110, 40), False, "watermark"),
+        ("Meanwhile, at the castle...", (300, 662, 300, 30), False, None),  # a caption between panels
+        ("Chapter 3", (300, 5, 200, 30), False, "margin"),  # a running head in the top band
+        ("THE END", (300, 1340, 200, 55), False, None),  # display lettering in the bottom band, not furniture
+    ],
+)
+def test_furniture_reason_by_words_and_place(
+    text: str, box: tuple[int, int, int, int], balloon: bool, expected: str | None
+) -> None:
+    letter_px = 60.0 if text == "THE END" else 20.0
+    block = _block(text, box, balloon=balloon, letter_px=letter_px)
+    assert furniture_reason(block, _PANELS, 1000, 1400, typical_letter_px=20.0) == expected
