@@ -165,3 +165,15 @@ def test_transparency_is_white_paper() -> None:
     assert to_rgb8(clear).min() == 255
     half_ink = Image.new("LA", (4, 4), (0, 128))
     assert to_rgb8(half_ink)[0, 0].tolist() == [127, 127, 127]
+
+
+def test_exif_rotation_is_applied(original: Image.Image) -> None:
+    """A phone scan stores the page sideways with an EXIF orientation; it is read upright."""
+    sideways = original.transpose(Image.Transpose.ROTATE_90)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: rotate 90 degrees clockwise to display
+    data = _encoded(sideways, "JPEG", quality=95, exif=exif.tobytes())
+    upright = decode_image(data, source="sideways scan", max_pixels=_LIMIT_PX)
+    assert upright.shape == (original.height, original.width, 3)
+    difference = np.abs(upright.astype(np.int16) - np.asarray(original, dtype=np.int16))
+    assert float(difference.mean()) < 4.0
