@@ -13,12 +13,16 @@ from comic_narrator.artifacts import BookReading, Cast, CastMember, Script
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ArtifactError
+from comic_narrator.script.voice_preference import natural_first
 
 NARRATOR = "narrator"
 PREFERRED_NARRATORS: dict[str, tuple[str, ...]] = {
     "en": ("en-joe",),
     "ja": ("ja-kumo", "ja-alpha", "ja-mei-narrator", "ja-mei"),
 }
+NATURAL_NARRATORS: dict[str, tuple[str, ...]] = {"en": ("en-michael",)}
+"""Tried first at ``--voice-quality natural``: a calm man (as joe is at ``fast``), leaving Kokoro's best-graded
+voices, all female, to the leads."""
 
 SERVER_ENGINES = frozenset({"fish", "openai"})
 Gender = Literal["male", "female", "unknown"]
@@ -150,7 +154,8 @@ def pick_narrator(voices: list[VoiceInfo], config: VoiceConfig, lang: Literal["e
     served = [v for v in voices if v.language == lang and v.narrator and v.engine in SERVER_ENGINES]
     if served:
         return served[0]
-    for voice_id in PREFERRED_NARRATORS.get(lang, ()):
+    preferred = NATURAL_NARRATORS.get(lang, ()) if config.quality == "natural" else ()
+    for voice_id in preferred + PREFERRED_NARRATORS.get(lang, ()):
         if voice_id in by_id:
             return by_id[voice_id]
     in_lang = [v for v in voices if v.language == lang]
@@ -174,6 +179,24 @@ def _match_score(character: Character, voice: VoiceInfo) -> int:
     if character.age != "unknown":
         score += 2 if voice.age == character.age else 0
     return score
+
+
+def _family(voice: VoiceInfo) -> str:
+    """The recorded speaker a voice is made from (itself when it is one)."""
+    return voice.derived_from or voice.id
+
+
+def _pick_lead(character: Character, free: list[VoiceInfo], families: set[str]) -> VoiceInfo:
+    """The best-matching voice nobody has yet: a natural one among equals, the first in pool order (which
+    alternates genders) after that; then, of the equally good voices of that gender, the first not made from a
+    speaker already cast (a girl made from bella does not join bella), so leads stay clearly apart."""
+
+    def fit(voice: VoiceInfo) -> tuple[int, bool]:
+        return (_match_score(character, voice), voice.tier == "natural")
+
+    best = max(free, key=fit)
+    equals = [v for v in free if fit(v) == fit(best) and v.gender == best.gender]
+    return next((v for v in equals if _family(v) not in families), best)
 
 
 def _contrast_order(pool: list[VoiceInfo], narrator_gender: str = "unknown") -> list[VoiceInfo]:
@@ -221,24 +244,26 @@ def cast_characters(
         )
     ]
     pinned_voices = {p.voice for c, p in pins.items() if p.voice and c != NARRATOR}
-    pool = _contrast_order(
-        [v for v in castable(voices, config) if v.language == lang and v.id != narrator.id], narrator.gender
-    )
+    candidates = [v for v in castable(voices, config) if v.language == lang and v.id != narrator.id]
+    if config.quality == "natural":
+        candidates = natural_first(candidates, by_id)
+    pool = _contrast_order(candidates, narrator.gender)
     free = [v for v in pool if v.id not in pinned_voices]
     used: Counter[str] = Counter()
+    families = {_family(narrator)}
     for character in characters_in(reading, script):
         pin = pins.get(character.id, Pin())
         if pin.voice:
             voice = by_id[pin.voice]
         elif free:
-            # A lead: the best-matching voice nobody has yet.
-            voice = max(free, key=lambda v: _match_score(character, v))
+            voice = _pick_lead(character, free, families)
             free.remove(voice)
         else:
             # An extra: share the least-used matching voice (the narrator's only as a last resort).
             sharable = [v for v in pool if v.id not in pinned_voices] or pool or [narrator]
             voice = min(sharable, key=lambda v: (-_match_score(character, v), used[v.id], sharable.index(v)))
         used[voice.id] += 1
+        families.add(_family(voice))
         members.append(
             CastMember(
                 character=character.id,

