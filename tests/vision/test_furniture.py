@@ -182,6 +182,7 @@ _PANELS = [(50, 50, 900, 600), (50, 700, 900, 600)]
         ("© 2016 David Revoy", (300, 660, 300, 20), False, "notice"),
         ("This comic is licensed under CC BY 4.0", (300, 300, 400, 20), False, "notice"),
         ("Go to www.example.com, quick!", (300, 300, 300, 40), True, None),  # said in a balloon: spoken
+        ("He lost his licence, and the inn its patrons.", (300, 300, 400, 20), False, None),  # narration
         ("Art by David Revoy", (300, 662, 300, 20), False, "credit"),
         ("漫画 on Web", (5, 1340, 110, 40), False, "watermark"),
         ("Meanwhile, at the castle...", (300, 662, 300, 30), False, None),  # a caption between panels

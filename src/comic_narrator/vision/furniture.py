@@ -23,13 +23,16 @@ FurnitureReason = Literal["page-number", "notice", "watermark", "credit", "margi
 _PAGE_NUMBER = re.compile(
     r"^(?:[\W\d_]{1,4}|(?:p\.?|pg\.?|page)?\s*[-–—~·\s]*\d{1,4}\s*(?:/\s*\d{1,4})?[-–—~·\s]*)$", re.IGNORECASE
 )
-# Wherever they stand outside a balloon: a web address, a copyright or licence line, a patronage appeal.
+# Wherever they stand outside a balloon: a web address, a copyright or licence line, a patronage appeal. Words a
+# narration might use ("his licence", "the inn's patrons") need the notice's own phrasing.
 _NOTICE = re.compile(
     r"https?:|www\.|\b[a-z0-9-]{2,}\.(?:com|org|net|io|info|jp|fr|de|eu|uk)\b|©|\(c\)\s*\d{4}|copyright|"
-    r"all rights reserved|licen[cs]e[ds]?\b|creative\s*commons|\bcc[- ]?by\b|patreon|patrons?\b|tipeee|liberapay|"
-    r"ko-fi|著作権|無断(?:転載|複製)",
+    r"all rights reserved|licen[cs]ed\s+under|licen[cs]e\s*[:：]|creative\s*commons|\bcc[- ]?by(?:-sa)?\b|\bcc0\b|"
+    r"patreon|tipeee|liberapay|ko-fi|著作権|無断(?:転載|複製)",
     re.IGNORECASE,
 )
+# What a closing credits page says besides the names.
+_THANKS = re.compile(r"patron|supporters|special thanks|thanks go to|sponsored|credits", re.IGNORECASE)
 # Publisher and site marks stamped on every page (spaces removed, lower case).
 _WATERMARKS = ("漫画onweb", "mangaonweb")
 # Who made it, said outside the panels: "art by ...", "描いた人／カスガ".
@@ -120,7 +123,7 @@ def is_credits_page(blocks: list[TextBlock], height_px: int) -> bool:
     words = max(len(text.split()), 1)
     separators = len(re.findall(r"[,、・;]", text))
     name_list = separators / words >= 0.25
-    notices = len({m.group(0).lower() for m in _NOTICE.finditer(text)})
+    notices = len({m.group(0).lower() for m in (*_NOTICE.finditer(text), *_THANKS.finditer(text))})
     return small_print and (name_list or notices >= 2)
 
 
