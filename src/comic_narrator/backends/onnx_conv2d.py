@@ -13,24 +13,15 @@ and kept in the user's cache folder; if anything goes wrong the original model i
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger(__name__)
+from comic_narrator.backends.model_cache import cached_rewrite
 
 REWRITE_VERSION = "3"
 ELEMENTWISE = frozenset({"LeakyRelu", "Relu", "Tanh", "Sigmoid", "Add", "Sub", "Mul", "Div"})
 CONVOLUTIONS = frozenset({"Conv", "ConvTranspose"})
 AXES = "comic_narrator_axes_2"
-
-
-def cache_folder() -> Path:
-    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(root) / "comic-narrator" / "models"
 
 
 def conv1d_region_as_2d(model: Any, prefixes: tuple[str, ...]) -> int:
@@ -141,27 +132,6 @@ def conv1d_region_as_2d(model: Any, prefixes: tuple[str, ...]) -> int:
 
 def fast_model(source: Path, prefixes: tuple[str, ...], label: str) -> Path:
     """The 2-D rewrite of ``source`` (built once into the cache folder), or ``source`` when it cannot be made."""
-    try:
-        digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
-        target = cache_folder() / f"{label}-{digest}-conv2d-v{REWRITE_VERSION}.onnx"
-        if target.is_file():
-            return target
-        import onnx
-
-        model = onnx.load(str(source))
-        if conv1d_region_as_2d(model, prefixes) == 0:
-            return source
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=target.parent, suffix=".onnx.tmp")
-        os.close(handle)
-        try:
-            onnx.save(model, temp)
-            os.replace(temp, target)
-        finally:
-            if os.path.exists(temp):
-                os.unlink(temp)
-        log.info("wrote the 2-D convolution form of %s to %s", source.name, target)
-        return target
-    except Exception as exc:  # any failure here only costs speed: run the shipped model as it is
-        log.warning("using %s as shipped (the faster 2-D form could not be built: %s)", source.name, exc)
-        return source
+    return cached_rewrite(
+        source, label, f"conv2d-v{REWRITE_VERSION}", lambda model: conv1d_region_as_2d(model, prefixes)
+    )
