@@ -1,6 +1,6 @@
 """Per-stage seconds for the bundled sample (or any input) and wall time divided by the video's duration.
 
-    python benchmarks/pipeline_stages.py [INPUT] [--fresh]
+    python benchmarks/pipeline_stages.py [INPUT] [--fresh] [--voice-quality fast|natural]
 
 --fresh (default) uses a new work folder so nothing is cached; --warm re-runs on the same folder to show what
 the stage cache saves.
@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from comic_narrator.config import RunConfig
+from comic_narrator.config import RunConfig, VoiceConfig
 from comic_narrator.pipeline import run
 from comic_narrator.progress import Progress
 
@@ -25,10 +25,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("input", nargs="?", type=Path, default=REPO / "samples" / "peppercarrot-ep17-page2.jpg")
     parser.add_argument("--warm", action="store_true", help="also time a second run over the same work folder")
+    parser.add_argument("--voice-quality", choices=("fast", "natural"), default="fast", help="the voices cast")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         output = Path(tmp) / "bench.mp4"
-        config = RunConfig(input_path=args.input, output_path=output, work_dir=Path(tmp) / "bench.work")
+        config = RunConfig(
+            input_path=args.input,
+            output_path=output,
+            work_dir=Path(tmp) / "bench.work",
+            voice=VoiceConfig(quality=args.voice_quality),
+        )
         runs = ["cold", "warm"] if args.warm else ["cold"]
         for label in runs:
             started = time.perf_counter()
