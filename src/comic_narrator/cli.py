@@ -103,6 +103,12 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         help="page reader: local = OpenCV panels + bundled OCR (no GPU, no network); llm = the local reading "
         "corrected by a multimodal LLM on an OpenAI-compatible server (vLLM), which also names the speakers",
     )
+    parser.add_argument(
+        "--panels",
+        choices=["model", "classical"],
+        default=VisionConfig.panels,
+        help="panel finder: model = the bundled panel segmenter (classical on strips); classical = OpenCV only",
+    )
     parser.add_argument("--llm-url", default=LlmConfig.base_url, help="the LLM server's /v1 base URL")
     parser.add_argument("--llm-model", help="model name (default: the first one the server lists)")
     parser.add_argument("--work-dir", type=Path, help="where artifacts are kept (default: OUTPUT.work/)")
@@ -172,7 +178,7 @@ def _llm_config(args: argparse.Namespace) -> LlmConfig:
 
 
 def _vision_config(args: argparse.Namespace) -> VisionConfig:
-    return VisionConfig(vision=args.vision, layout=args.layout, lang=args.lang)
+    return VisionConfig(vision=args.vision, layout=args.layout, lang=args.lang, panels=args.panels)
 
 
 def _default_work_dir(anchor: Path) -> Path:

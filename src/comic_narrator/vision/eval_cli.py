@@ -254,11 +254,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--layout", choices=["auto", "manga", "western", "webtoon"], default="auto")
     parser.add_argument("--lang", choices=["auto", "en", "ja"], default="auto")
+    parser.add_argument("--panels", choices=["model", "classical"], default=VisionConfig.panels)
     args = parser.parse_args(argv)
     from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 
     layout: Layout = args.layout
-    config = VisionConfig(layout=layout, lang=args.lang)
+    config = VisionConfig(layout=layout, lang=args.lang, panels=args.panels)
     try:
         with RapidOcrEngine() as ocr:
             summaries = [evaluate_folder(folder, ocr, config) for folder in args.folders]

@@ -28,7 +28,14 @@ from comic_narrator.vision.lettering import (
 from comic_narrator.vision.mute_balloons import CropRecognizer, mute_balloons
 from comic_narrator.vision.order import panel_order, reading_order
 from comic_narrator.vision.page_kind import classify_page, is_blank
-from comic_narrator.vision.panels import PanelParams, detect_panels, estimate_background, is_full_bleed
+from comic_narrator.vision.panel_model import detect_panels_learned, suits_model
+from comic_narrator.vision.panels import (
+    PageBackground,
+    PanelParams,
+    detect_panels,
+    estimate_background,
+    is_full_bleed,
+)
 from comic_narrator.vision.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
 
 
@@ -57,7 +64,7 @@ def read_page(
         )
     params = PanelParams()
     background = estimate_background(image_rgb, params)
-    raw_panels = detect_panels(image_rgb, params, background)
+    raw_panels = _find_panels(image_rgb, gray, params, background, config)
     ocr_lang: Literal["en", "ja"] = config.lang if config.lang != "auto" else ("ja" if manga_hint else "en")
     lines = to_text_lines(ocr.recognize(image_rgb, ocr_lang), config.min_ocr_score)
     lang = config.lang if config.lang != "auto" else (script_language([ln.text for ln in lines]) or ocr_lang)
@@ -99,6 +106,22 @@ def read_page(
         panels=[Panel(bbox=p) for p in panels],
         texts=texts,
     )
+
+
+def _find_panels(
+    image_rgb: npt.NDArray[np.uint8],
+    gray: npt.NDArray[np.uint8],
+    params: PanelParams,
+    background: PageBackground,
+    config: VisionConfig,
+) -> list[BBox]:
+    """The learned segmenter where it applies and is installed, else the classical detector."""
+    height_px, width_px = gray.shape
+    if config.panels == "model" and suits_model(width_px, height_px):
+        learned = detect_panels_learned(gray, detect_panels(image_rgb, params, background))
+        if learned is not None:
+            return learned
+    return detect_panels(image_rgb, params, background)
 
 
 def book_language(readings: list[PageReading]) -> Literal["en", "ja"]:

@@ -1,0 +1,143 @@
+"""The learned panel segmenter: a small U-Net (ONNX, shipped in the package) that marks panel interiors on a
+page; connected interiors become panel boxes. How it was made: training/panels/."""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from comic_narrator.artifacts import BBox
+from comic_narrator.vision.geometry import overlap_of_smaller
+
+MODEL_INPUT_HEIGHT_PX = 512
+MODEL_INPUT_WIDTH_PX = 384
+_MODEL_FILE = "panels-unet.onnx"
+_ERODE_FRAC = 0.006
+"""Training labels are panel insides eroded by this fraction of the page width: boxes are grown back by it."""
+_MIN_PANEL_AREA_FRAC = 0.008
+_MIN_CONFIDENT_P10 = 0.8
+"""A panel is confidently inside throughout: its 10th-percentile probability is at least this (real panels on the
+annotated pages: 0.91-1.0; slivers at scan edges and running headers: 0.56-0.71)."""
+_MARGIN_BAND_FRAC = 0.08
+_CORE_THRESHOLD = 0.9
+_CORE_ERODE_PX = 2
+_CORE_MIN_AREA = 2.0
+_CORE_COVER = 0.6
+_lock = threading.Lock()
+
+
+def model_path() -> Path | None:
+    path = Path(str(resources.files("comic_narrator").joinpath("assets", "models", _MODEL_FILE)))
+    return path if path.is_file() else None
+
+
+@lru_cache(maxsize=1)
+def _session() -> Any:
+    import onnxruntime
+
+    path = model_path()
+    if path is None:
+        return None
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 2
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return onnxruntime.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def suits_model(width_px: int, height_px: int) -> bool:
+    """Pages shaped like pages (portrait, square or a spread); strips and webtoon slices are left to the classical
+    detector, which sees them at full resolution."""
+    return 0.5 <= width_px / max(height_px, 1) <= 1.6
+
+
+def panel_probability(grey: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], float] | None:
+    """Per-pixel probability of being inside a panel, on the letterboxed model grid, and the page's scale on it."""
+    session = _session()
+    if session is None:
+        return None
+    height_px, width_px = grey.shape
+    scale = min(MODEL_INPUT_HEIGHT_PX / height_px, MODEL_INPUT_WIDTH_PX / width_px)
+    h, w = max(1, round(height_px * scale)), max(1, round(width_px * scale))
+    canvas = np.full((MODEL_INPUT_HEIGHT_PX, MODEL_INPUT_WIDTH_PX), 255, np.uint8)
+    canvas[:h, :w] = cv2.resize(grey, (w, h), interpolation=cv2.INTER_AREA)
+    x = canvas.astype(np.float32)[None, None] / 255.0
+    with _lock:  # one session, used from reader threads one page at a time
+        (logits,) = session.run(None, {"page": x})
+    prob = 1.0 / (1.0 + np.exp(-logits[0, 0]))
+    return prob[:h, :w].astype(np.float32), scale
+
+
+def detect_panels_learned(
+    grey: npt.NDArray[np.uint8], classical: list[BBox] | None = None, threshold: float = 0.5
+) -> list[BBox] | None:
+    """Panel boxes in page pixels (no order), or None when the model is not installed. With the classical
+    detector's boxes, an unframed title band above every panel is dropped (see :func:`without_title_band`)."""
+    result = panel_probability(grey)
+    if result is None:
+        return None
+    prob, scale = result
+    h, w = prob.shape
+    # A hair-thin bridge (a balloon the model half-saw across a gutter) must not join two panels.
+    inside = np.asarray(
+        cv2.morphologyEx((prob >= threshold).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+        dtype=np.uint8,
+    )
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=4)
+    grow = _ERODE_FRAC * w
+    min_area = _MIN_PANEL_AREA_FRAC * h * w
+    boxes: list[tuple[int, int, int, int]] = []
+    for label in range(1, count):
+        x, y, bw, bh, area = (int(v) for v in stats[label])
+        if area < min_area:
+            continue
+        inside_prob = prob[y : y + bh, x : x + bw][labels[y : y + bh, x : x + bw] == label]
+        if float(np.percentile(inside_prob, 10)) < _MIN_CONFIDENT_P10:
+            continue  # a doubtful patch: a running header, a scanner's dark edge, a strip under a panel
+        boxes.extend(_split_by_cores(prob[y : y + bh, x : x + bw], labels[y : y + bh, x : x + bw] == label,
+                                     (x, y, bw, bh), min_area))
+    out: list[BBox] = []
+    for x, y, bw, bh in boxes:
+        if y + bh <= _MARGIN_BAND_FRAC * h or y >= (1 - _MARGIN_BAND_FRAC) * h:
+            continue  # wholly inside the top or bottom margin band: a running title, a page number, a mark
+        x0, y0 = max(0.0, x - grow), max(0.0, y - grow)
+        x1, y1 = min(float(w), x + bw + grow), min(float(h), y + bh + grow)
+        out.append((round(x0 / scale), round(y0 / scale), round((x1 - x0) / scale), round((y1 - y0) / scale)))
+    return out if classical is None else without_title_band(out, classical)
+
+
+def without_title_band(learned: list[BBox], classical: list[BBox]) -> list[BBox]:
+    """Drop the topmost learned panel when it is a title band: above every other panel, with no frame the classical
+    detector could follow (no classical box covers half of it), on a page with at least two other panels. A chapter
+    title with its logo and credit is lettering on open paper, not a picture to dwell on."""
+    if len(learned) < 3:
+        return learned
+    top = min(learned, key=lambda b: b[1])
+    others = [b for b in learned if b is not top]
+    above_all = top[1] + top[3] <= min(b[1] for b in others) + 0.02 * top[3] + 4
+    framed = any(overlap_of_smaller(top, c) >= 0.5 for c in classical)
+    return others if above_all and not framed else learned
+
+
+def _split_by_cores(
+    prob: npt.NDArray[np.float32], component: npt.NDArray[np.bool_], box: tuple[int, int, int, int], min_area: float
+) -> list[tuple[int, int, int, int]]:
+    """One component, or the panels inside it: where the confident core (high probability, eroded) falls apart
+    into several panel-sized pieces, two panels touched through a doubtful gutter; each core is grown back by what
+    the erosion took."""
+    x, y, _bw, _bh = box
+    kernel = np.ones((2 * _CORE_ERODE_PX + 1, 2 * _CORE_ERODE_PX + 1), np.uint8)
+    core = np.asarray(cv2.erode(((prob >= _CORE_THRESHOLD) & component).astype(np.uint8), kernel), dtype=np.uint8)
+    count, _labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    pieces = [tuple(int(v) for v in stats[i][:4]) for i in range(1, count) if stats[i][4] >= _CORE_MIN_AREA * min_area]
+    covered = sum(pw * ph for _px, _py, pw, ph in pieces)
+    if len(pieces) < 2 or covered < _CORE_COVER * float(component.sum()):
+        return [box]
+    pad = _CORE_ERODE_PX
+    return [(x + px - pad, y + py - pad, pw + 2 * pad, ph + 2 * pad) for px, py, pw, ph in pieces]
