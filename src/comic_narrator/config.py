@@ -38,10 +38,10 @@ class VisionConfig:
     lang: Lang = "auto"
     """Book language; auto detects it from the OCR'd script (kana/kanji -> ja)."""
     min_ocr_score: float = 0.5
+    """rapidocr lines below this recognition score are dropped."""
     panels: Literal["model", "classical"] = "model"
     """Panel finder (enters the reading cache key): 'model' is the shipped U-Net segmenter on page-shaped pages
     (strips and webtoon slices still go to the classical detector); 'classical' is the OpenCV detector alone."""
-    """rapidocr lines below this recognition score are dropped."""
 
 
 @dataclass(frozen=True)
