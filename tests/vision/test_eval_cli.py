@@ -35,3 +35,17 @@ def test_eval_text_report(capsys: pytest.CaptureFixture[str]) -> None:
 def test_eval_without_ground_truth_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(tmp_path)]) == 2
     assert "no gt.json" in capsys.readouterr().err
+
+
+def test_eval_on_annotated_manga_pages_kept_elsewhere(capsys: pytest.CaptureFixture[str]) -> None:
+    """The held-out Black Jack pages: gt.json in the repository, pages in ../shared (image_dir)."""
+    folder = Path(__file__).resolve().parents[2] / "training" / "eval" / "blackjack-vol01-p41-60"
+    pages = folder / json.loads((folder / "gt.json").read_text(encoding="utf-8"))["image_dir"]
+    if not pages.is_dir():
+        pytest.skip(f"{pages} is absent: the training pages (../shared/training) are not beside this checkout")
+    assert main([str(folder), "--json"]) == 0
+    (summary,) = json.loads(capsys.readouterr().out)
+    assert summary["pages"] == 20 and summary["panel_f1"] >= 0.90 and summary["order_exact_rate"] >= 0.75
+    assert summary["cer_by_lang"]["ja"] <= 0.10
+    assert summary["speakers_known"] == 83 and 0.35 <= summary["speaker_pair_f1_one_id"] <= 0.45
+    assert summary["speaker_pair_f1"] is not None

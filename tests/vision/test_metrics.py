@@ -40,3 +40,16 @@ def test_speaker_mapping_is_one_to_one() -> None:
     correct, mapping = best_speaker_mapping(pairs)
     assert mapping == {"char1": "Pepper", "char2": "Carrot"}
     assert correct == 3
+
+
+def test_pairwise_speaker_f1_groups_lines_without_a_mapping() -> None:
+    from comic_narrator.vision.metrics import pairwise_speaker_f1
+
+    gt = ["a", "a", "b", "b"]
+    assert pairwise_speaker_f1(list(zip(["x", "x", "y", "y"], gt, strict=True))) == (1.0, 1.0, 1.0)
+    # One id for everybody: every same-character pair found (recall 1), 2 of 6 pairs right (precision 1/3).
+    p, r, f1 = pairwise_speaker_f1([("all", g) for g in gt])
+    assert (round(p, 3), r, round(f1, 3)) == (0.333, 1.0, 0.5)
+    # A line read without a speaker pairs with nobody: it costs recall.
+    p, r, _ = pairwise_speaker_f1(list(zip(["x", None, "y", "y"], gt, strict=True)))
+    assert (p, r) == (1.0, 0.5)

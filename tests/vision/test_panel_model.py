@@ -62,7 +62,7 @@ def test_bundled_manga_sample_panels_in_manga_order() -> None:
         grey = np.asarray(Image.fromarray(rgb).convert("L"))
         found = detect_panels_learned(grey, detect_panels(rgb))
         assert found is not None
-        matched, predicted, exact = _score(scaled, found)  # type: ignore[arg-type]
+        _matched, predicted, exact = _score(scaled, found)  # type: ignore[arg-type]
         assert exact and predicted == len(boxes), (name, found, scaled)
 
 

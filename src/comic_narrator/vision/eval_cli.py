@@ -29,6 +29,7 @@ from comic_narrator.vision.metrics import (
     match_text_boxes,
     match_texts_by_content,
     normalise_letters,
+    pairwise_speaker_f1,
 )
 from comic_narrator.vision.reader import read_page
 from comic_narrator.vision.speakers import link_speakers
@@ -76,6 +77,10 @@ class Summary:
     cer_by_lang: dict[str, float]
     speaker_accuracy: float | None
     speakers_known: int
+    speaker_pair_f1: float | None
+    """Lines of one character grouped together, different characters kept apart: F1 over line pairs."""
+    speaker_pair_f1_one_id: float | None
+    """The same measure for one id given to every line: the floor a speaker guesser must beat."""
     kind_accuracy: float | None
     seconds_per_page: float
     page_scores: list[PageScore]
@@ -160,8 +165,13 @@ def evaluate_folder(folder: Path, ocr: OcrEngine, config: VisionConfig) -> Summa
     non_story: list[BBox] = [tuple(r["bbox_xywh"]) for r in gt.get("non_story_regions", [])]  # type: ignore[misc]
     readings: list[PageReading] = []
     timings: list[float] = []
+    # The pages may live elsewhere (annotations kept in the repository, pages in ../shared): "image_dir" is
+    # relative to the folder holding gt.json.
+    image_dir = folder / str(gt.get("image_dir", "."))
+    if not image_dir.is_dir():
+        raise InputError(f"the pages folder {image_dir} named by gt.json's image_dir is absent", path=gt_file)
     for index, gt_page in enumerate(gt["pages"]):
-        path = folder / gt_page["image"]
+        path = image_dir / gt_page["image"]
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -198,6 +208,8 @@ def summarise(name: str, scores: list[PageScore]) -> Summary:
             cer_by_lang[lang] = round(sum(s.cer_edits for s in scores if s.lang == lang) / letters, 4)
     pairs = [p for s in scores for p in s.speaker_pairs]
     correct, _mapping = best_speaker_mapping(pairs)
+    pair_f1 = pairwise_speaker_f1(pairs)[2] if len(pairs) >= 2 else None
+    one_id_f1 = pairwise_speaker_f1([("all", g) for _p, g in pairs])[2] if len(pairs) >= 2 else None
     texts_gt = sum(s.texts_gt for s in scores)
     texts_found = sum(s.texts_found for s in scores)
     return Summary(
@@ -213,6 +225,8 @@ def summarise(name: str, scores: list[PageScore]) -> Summary:
         cer_by_lang=cer_by_lang,
         speaker_accuracy=round(correct / len(pairs), 4) if pairs else None,
         speakers_known=len(pairs),
+        speaker_pair_f1=round(pair_f1, 4) if pair_f1 is not None else None,
+        speaker_pair_f1_one_id=round(one_id_f1, 4) if one_id_f1 is not None else None,
         kind_accuracy=round(sum(s.kinds_right for s in scores) / texts_found, 4) if texts_found else None,
         seconds_per_page=round(float(np.mean([s.seconds for s in scores])), 3) if scores else 0.0,
         page_scores=scores,
@@ -235,6 +249,8 @@ def format_summary(summary: Summary) -> str:
         if summary.speaker_accuracy is not None
         else "n/a (no speakers in gt)"
     )
+    if summary.speaker_pair_f1 is not None:
+        speakers += f" (pair F1 {summary.speaker_pair_f1:.2f}; one id for all {summary.speaker_pair_f1_one_id:.2f})"
     lines.append(
         f"  overall: panel P/R/F1 {summary.panel_precision:.3f}/{summary.panel_recall:.3f}/{summary.panel_f1:.3f}"
         f"  order exact {summary.order_exact_rate:.2f}  tau panels {summary.panel_kendall_tau:+.2f}"

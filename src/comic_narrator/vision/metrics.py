@@ -116,3 +116,21 @@ def best_speaker_mapping(pairs: Sequence[tuple[str | None, str]]) -> tuple[int, 
         used.add(name)
     correct = sum(1 for p, g in pairs if p is not None and mapping.get(p) == g)
     return correct, mapping
+
+
+def pairwise_speaker_f1(pairs: Sequence[tuple[str | None, str]]) -> tuple[float, float, float]:
+    """(precision, recall, F1) over pairs of lines with a known speaker: a pair is positive when both lines are
+    the same character. Predicted ids are arbitrary labels, so no mapping is needed; a line read without a speaker
+    (or missed, None) pairs with nobody, which counts against recall. Where no two lines share a character the
+    scores are 1.0 only if no pair was predicted the same either."""
+    same_gt = same_pred = both = 0
+    for (p1, g1), (p2, g2) in itertools.combinations(pairs, 2):
+        gt_same = g1 == g2
+        pred_same = p1 is not None and p1 == p2
+        same_gt += gt_same
+        same_pred += pred_same
+        both += gt_same and pred_same
+    precision = both / same_pred if same_pred else float(same_gt == 0)
+    recall = both / same_gt if same_gt else float(same_pred == 0)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return precision, recall, f1
