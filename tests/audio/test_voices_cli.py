@@ -57,12 +57,18 @@ def test_preview_writes_a_wav(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_preview_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Real voice bank and CLI; each failing call must leave nothing at the path it was given."""
     assert main(["--preview", "nobody", "Hi.", "-o", str(tmp_path / "x.wav")]) == 2
     assert "unknown voice 'nobody'" in capsys.readouterr().err
     assert main(["--preview", "en-joe", "...", "-o", str(tmp_path / "x.wav")]) == 2
     assert "nothing to say" in capsys.readouterr().err
-    assert main(["--preview", "en-joe", "Hi.", "-o", str(tmp_path / "missing" / "x.wav")]) == 2
     assert not (tmp_path / "x.wav").exists()
+    missing = tmp_path / "missing" / "x.wav"
+    assert main(["--preview", "en-joe", "Hi.", "-o", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and str(missing.parent) in err
+    assert not missing.parent.exists(), "a failed preview must not create the folder it was refused for"
+    assert list(tmp_path.iterdir()) == []
     with pytest.raises(SystemExit):
         main(["--preview", "en-joe", "Hi."])
 
