@@ -1,7 +1,7 @@
 """The fast Japanese engine: Open JTalk's HTS voice "Mei" bundled in pyopenjtalk-plus, and variants of it.
 
 Mei (mei_normal.htsvoice) is (c) Nagoya Institute of Technology, CC BY 3.0; it ships inside the pyopenjtalk-plus
-wheel, not in this repository. HTS synthesis costs about 0.06 CPU-seconds per second of audio, against about 1.0
+wheel, not in this repository. HTS synthesis costs about 0.06 CPU-seconds per second of audio, against about 0.4
 for Kokoro, so these voices are the way to stay under the Japanese real-time budget on one core.
 """
 
