@@ -43,14 +43,42 @@ def test_english_lettering(text: str, expected: str) -> None:
     assert normalize_for_speech(text, "en", "speech") == expected
 
 
-def test_sound_words_are_said_not_spelled() -> None:
-    assert normalize_for_speech("KRAKOOM!!", "en", "sound") == "Krakoom!"
-    assert normalize_for_speech("BLAM", "en", "sound") == "Blam!"
-    assert normalize_for_speech("BZZZT!", "en", "sound") == "buzzt!"
-    assert normalize_for_speech("KRK", "en", "sound") == "kurk!"
-    assert normalize_for_speech("FWOOSH!", "en", "sound") == "foosh!"
-    assert normalize_for_speech("ZZZAP", "en", "sound") == "zap!"
-    assert normalize_for_speech("BWAAAH", "en", "sound") == "baah!"
+SOUND_WORDS = [
+    ("KRAKOOM!!", "Krakoom!"),
+    ("BLAM", "Blam!"),
+    ("BZZZT!", "buzzt!"),
+    ("KRK", "kurk!"),
+    ("FWOOSH!", "foosh!"),
+    ("ZZZAP", "zap!"),
+    ("BWAAAH", "baah!"),
+]
+
+
+def _stresses(text: str) -> int:
+    """espeak-ng spells a word it cannot say letter by letter, one stress mark per letter name."""
+    from comic_narrator.backends.espeak_g2p import phonemize_sentences
+
+    phonemes = "".join(p for sentence in phonemize_sentences(text + ".") for p in sentence)
+    return sum(phonemes.count(mark) for mark in "ˈˌ")
+
+
+@pytest.mark.parametrize(("lettering", "said"), SOUND_WORDS)
+def test_sound_words_are_said_not_spelled(lettering: str, said: str) -> None:
+    assert normalize_for_speech(lettering, "en", "sound") == said
+
+
+@pytest.mark.parametrize(
+    ("lettering", "said"),
+    [*SOUND_WORDS, ("HMPH!", "humph!"), ("TCH.", "tsk."), ("Pfft.", "puft."), ("Brrr", "burr"), ("GRRRR", "gurr")],
+)
+def test_golden_respellings_are_one_spoken_word(lettering: str, said: str) -> None:
+    """The golden respellings above are checked by the real espeak-ng (independent of the normaliser): each is said
+    as one word with one stress, and each vowel-less lettering it replaces would have been spelled letter by letter."""
+    word = said.strip("!.?").lower()
+    assert _stresses(word) <= 1, f"espeak spells {word!r}"
+    raw = lettering.strip("!.?").lower()
+    if not any(v in raw for v in "aeiouy") or raw.startswith(("fw", "bw")):
+        assert _stresses(raw) > 1, f"{raw!r} would be said as written; the respelling is not needed"
 
 
 def test_numbers() -> None:
@@ -67,13 +95,9 @@ def test_japanese() -> None:
 
 def test_respelled_interjections_are_said_not_spelled() -> None:
     from comic_narrator.audio.normalize import INTERJECTIONS_EN
-    from comic_narrator.backends.espeak_g2p import phonemize_sentences
 
     for spoken in sorted({v for v in INTERJECTIONS_EN.values() if v}):
-        phonemes = "".join(p for sentence in phonemize_sentences(spoken + ".") for p in sentence)
-        # espeak spells an unpronounceable word letter by letter, one stress mark per letter name.
-        stresses = sum(phonemes.count(mark) for mark in "ˈˌ")
-        assert stresses <= len(spoken.split()), (spoken, phonemes)
+        assert _stresses(spoken) <= len(spoken.split()), spoken
 
 
 @pytest.mark.parametrize(
@@ -81,7 +105,7 @@ def test_respelled_interjections_are_said_not_spelled() -> None:
     [
         ("$5 each", "five dollars each"),
         ("only $1", "only one dollar"),
-        ("£2.50", "two pounds fifty cents"),
+        ("£2.50", "two pounds fifty"),
         ("100% sure", "one hundred percent sure"),
         ("At 3:00", "At three o'clock"),
         ("at 10:05 sharp", "at ten oh five sharp"),
@@ -91,6 +115,32 @@ def test_respelled_interjections_are_said_not_spelled() -> None:
     ],
 )
 def test_numbers_in_context(text: str, expected: str) -> None:
+    assert numbers_to_words(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Written from how English speakers say prices (not from this code's output): pounds take pence, not cents,
+        # and "pence" is dropped after pounds; one of a unit is singular; no "zero dollars" before cents.
+        ("£2.50", "two pounds fifty"),
+        ("£0.50", "fifty pence"),
+        ("£0.01", "one penny"),
+        ("£2.01", "two pounds one penny"),
+        ("£1", "one pound"),
+        ("$1.50", "one dollar fifty cents"),
+        ("$1.01", "one dollar one cent"),
+        ("$0.99", "ninety-nine cents"),
+        ("$3.00", "three dollars"),
+        ("$1,000,000", "one million dollars"),
+        ("€2.50", "two euros fifty cents"),
+        ("€1", "one euro"),
+        ("¥500", "five hundred yen"),
+        ("¥1", "one yen"),
+    ],
+)
+def test_money_as_people_say_it(text: str, expected: str) -> None:
+    """Real normaliser; the expected words are independent of it."""
     assert numbers_to_words(text) == expected
 
 

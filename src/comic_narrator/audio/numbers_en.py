@@ -32,6 +32,8 @@ ORDINAL_ENDINGS = {
     "twelve": "twelfth",
 }  # fmt: skip
 CURRENCIES = {"$": ("dollar", "dollars"), "£": ("pound", "pounds"), "€": ("euro", "euros"), "¥": ("yen", "yen")}
+SUBUNITS = {"$": ("cent", "cents"), "£": ("penny", "pence"), "€": ("cent", "cents")}
+"""What a hundredth of the currency is called; yen have none in use."""
 
 _ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
@@ -92,14 +94,24 @@ def _time(match: re.Match[str]) -> str:
 
 
 def _money(match: re.Match[str]) -> str:
-    one, many = CURRENCIES[match.group(1)]
+    """$2.50 -> two dollars fifty cents, £2.50 -> two pounds fifty (British usage drops "pence" after pounds),
+    $0.99 -> ninety-nine cents, £0.01 -> one penny, ¥1.5 -> one point five yen."""
+    symbol = match.group(1)
+    one, many = CURRENCIES[symbol]
     amount = match.group(2).replace(",", "")
-    whole, _, cents = amount.partition(".")
-    unit = one if whole == "1" and not cents else many
-    words = number_to_words(int(whole)) + " " + unit
-    if cents and int(cents):
-        words += " " + number_to_words(int(cents.ljust(2, "0"))) + " cents"
-    return words
+    whole_digits, _, fraction = amount.partition(".")
+    whole, hundredths = int(whole_digits), int(fraction.ljust(2, "0")) if fraction else 0
+    if not hundredths:
+        return number_to_words(whole) + " " + (one if whole == 1 else many)
+    if symbol not in SUBUNITS:
+        return _cardinal(amount) + " " + many
+    sub_one, sub_many = SUBUNITS[symbol]
+    small = number_to_words(hundredths) + " " + (sub_one if hundredths == 1 else sub_many)
+    if not whole:
+        return small
+    words = number_to_words(whole) + " " + (one if whole == 1 else many)
+    # "two pounds fifty", but "two pounds one penny": a bare "one" after pounds would not read as money.
+    return words + " " + (number_to_words(hundredths) if symbol == "£" and hundredths >= 10 else small)
 
 
 def numbers_to_words(text: str) -> str:
