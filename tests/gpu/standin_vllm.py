@@ -2,7 +2,9 @@
 
 It fails its start-up exactly as vLLM does when --gpu-memory-utilization asks for more than --free-gib of
 --total-gib (the line is vLLM's own wording, copied from tests/data/gpu/logs/c-cotenant-cached.log), otherwise it
-logs the KV lines after --boot-s seconds and serves /health until SIGTERM.
+logs the KV lines after --boot-s seconds and serves /health until SIGTERM. With --enable-sleep-mode it serves
+vLLM's sleep endpoints; POST /wake_up answers only once the wake is done (--wake-s seconds), and GET /is_sleeping
+says true until then, as vLLM's does (its /wake_up returns after the engine has woken). Nothing is on a GPU here.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ import argparse
 import math
 import sys
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class _Health(BaseHTTPRequestHandler):
     sleeping = False
+    wake_s = 0.0
 
     def _answer(self, status: int, body: bytes = b"") -> None:
         self.send_response(status)
@@ -36,6 +39,7 @@ class _Health(BaseHTTPRequestHandler):
             print(f"sleep {self.path}", flush=True)
             self._answer(200)
         elif self.path == "/wake_up" and "--enable-sleep-mode" in sys.argv:
+            time.sleep(_Health.wake_s)  # weights and KV pool coming back onto the device
             _Health.sleeping = False
             print("wake_up", flush=True)
             self._answer(200)
@@ -54,6 +58,7 @@ def main() -> int:
     parser.add_argument("--total-gib", type=float, default=139.8)
     parser.add_argument("--free-gib", type=float, default=139.8)
     parser.add_argument("--boot-s", type=float, default=0.3)
+    parser.add_argument("--wake-s", type=float, default=0.0, help="how long /wake_up takes")
     parser.add_argument("--health-before-kv", action="store_true", help="answer /health before the KV line")
     args, _rest = parser.parse_known_args()
     print(f"(APIServer pid=1) INFO [utils.py:233] non-default args: {{'host': '{args.host}', "
@@ -68,7 +73,8 @@ def main() -> int:
             flush=True,
         )
         return 1
-    server = HTTPServer((args.host, args.port), _Health)
+    _Health.wake_s = args.wake_s
+    server = ThreadingHTTPServer((args.host, args.port), _Health)
     if not args.health_before_kv:
         time.sleep(args.boot_s)
     print("(EngineCore pid=2) INFO [gpu_worker.py:440] Available KV cache memory: 24.21 GiB", flush=True)

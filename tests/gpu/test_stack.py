@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
@@ -172,18 +173,32 @@ def test_preflight_lowers_the_utilisation_before_the_first_boot(tmp_path: Path, 
         stack.down(grace_s=10)
 
 
-def test_time_share_puts_the_llm_to_sleep_before_the_tts_starts(tmp_path: Path, said: list[str]) -> None:
-    stack_file = _stack(tmp_path, _llm(free_port()), _tts(free_port()), mode="timeshare")
-    stack = Stack(stack_file, None, said.append, poll_s=0.05)
+def _is_sleeping(url: str) -> bool:
+    with urllib.request.urlopen(url + "/is_sleeping", timeout=5) as response:
+        return bool(json.loads(response.read())["is_sleeping"])
+
+
+def test_time_share_puts_the_llm_to_sleep_before_the_tts_starts_and_wakes_it(tmp_path: Path, said: list[str]) -> None:
+    """Real: the Stack, its subprocesses and HTTP on loopback. Stand-in: vLLM (standin_vllm.py, whose /wake_up
+    takes --wake-s seconds and answers once awake, as vLLM's does) and the TTS (the reference tenant)."""
+    wake_s = 0.4
+    llm = _llm(free_port(), "--wake-s", str(wake_s))
+    stack = Stack(_stack(tmp_path, llm, _tts(free_port()), mode="timeshare"), None, said.append, poll_s=0.05)
     state = stack.up()
     try:
         command = state.tenants[0].command
         assert "--enable-sleep-mode" in command
         asleep = next(i for i, line in enumerate(said) if line.startswith("llm: asleep after"))
         assert asleep < next(i for i, line in enumerate(said) if line.startswith("tts: attempt 1"))
-        assert "sleep /sleep?level=1" in Path(state.tenants[0].log_path).read_text()
-        assert stack.wake_llm() >= 0
-        assert "wake_up" in Path(state.tenants[0].log_path).read_text()
+        log_path = Path(state.tenants[0].log_path)
+        assert "sleep /sleep?level=1" in log_path.read_text() and "wake_up" not in log_path.read_text()
+        assert _is_sleeping(llm.url) is True
+        took_s = stack.wake_llm()
+        # The call returned only once the server was awake: no poll, no wait by the caller.
+        assert _is_sleeping(llm.url) is False and http_ok(llm.url + "/health")
+        assert took_s >= wake_s
+        lines = log_path.read_text().splitlines()
+        assert lines.count("wake_up") == 1 and lines.index("wake_up") > lines.index("sleep /sleep?level=1")
     finally:
         stack.down(grace_s=10)
 
