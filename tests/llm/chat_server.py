@@ -19,12 +19,16 @@ REGION = re.compile(r"^\[(\d+)\] panel (-?\d+), at \((\d+)%, (\d+)%\), (\w+): ([
 
 
 class ChatState:
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, hold_s: float = 0.0) -> None:
         self.mode = mode
+        self.hold_s = hold_s
+        """How long a request may wait for a second one to arrive before it is answered (0: answer at once). A
+        client that sends pages concurrently has its second page in flight well within it; a serial one does not."""
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
+        self.arrived = threading.Condition(self.lock)
 
 
 def _answer(body: dict[str, Any]) -> dict[str, Any]:
@@ -74,10 +78,12 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            with state.lock:
+            with state.arrived:
                 state.requests.append(body)
                 state.in_flight += 1
                 state.max_in_flight = max(state.max_in_flight, state.in_flight)
+                state.arrived.notify_all()
+                state.arrived.wait_for(lambda: state.in_flight >= 2, timeout=state.hold_s)
             try:
                 self._reply(body)
             finally:
@@ -120,8 +126,8 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def chat_server(mode: str = "ok") -> Iterator[tuple[str, ChatState]]:
-    state = ChatState(mode)
+def chat_server(mode: str = "ok", hold_s: float = 0.0) -> Iterator[tuple[str, ChatState]]:
+    state = ChatState(mode, hold_s)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -69,17 +69,19 @@ def test_read_json_with_llm_names_speakers(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_pages_are_sent_concurrently_within_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Real: the reader's request pool and HTTP on loopback. Stand-in: the chat server (tests/llm/chat_server.py),
+    which holds each request up to 3 s for a second one, so pages sent one after another show 1 in flight."""
     folder = tmp_path / "book"
     folder.mkdir()
     for n in range(4):
         (folder / f"p{n}.jpg").write_bytes(SAMPLE_PAGE.read_bytes())
-    with chat_server() as (url, state):
+    with chat_server(hold_s=3.0) as (url, state):
         assert (
             main(["read", str(folder), "--vision", "llm", "--llm-url", url, "-q", "--work-dir", str(tmp_path / "w")])
             == 0
         )
         assert len(state.requests) == 4
-        assert 1 <= state.max_in_flight <= LlmConfig.concurrency
+        assert 2 <= state.max_in_flight <= LlmConfig.concurrency
 
 
 def test_server_down_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
