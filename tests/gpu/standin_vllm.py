@@ -5,6 +5,10 @@ It fails its start-up exactly as vLLM does when --gpu-memory-utilization asks fo
 logs the KV lines after --boot-s seconds and serves /health until SIGTERM. With --enable-sleep-mode it serves
 vLLM's sleep endpoints; POST /wake_up answers only once the wake is done (--wake-s seconds), and GET /is_sleeping
 says true until then, as vLLM's does (its /wake_up returns after the engine has woken). Nothing is on a GPU here.
+
+With --replay LOG --replay-at U it does not judge anything itself: started with utilisation U it prints LOG (a real
+vLLM boot log) line by line and exits 1, as that boot did; started with any other utilisation it boots. Tests of
+the doctor's retry use it so the failure they see is vLLM's real wording and real figures.
 """
 
 from __future__ import annotations
@@ -60,7 +64,14 @@ def main() -> int:
     parser.add_argument("--boot-s", type=float, default=0.3)
     parser.add_argument("--wake-s", type=float, default=0.0, help="how long /wake_up takes")
     parser.add_argument("--health-before-kv", action="store_true", help="answer /health before the KV line")
+    parser.add_argument("--replay", help="a real vLLM log to print when started with --replay-at's utilisation")
+    parser.add_argument("--replay-at", type=float, help="the utilisation the replayed boot was started with")
     args, _rest = parser.parse_known_args()
+    if args.replay and args.gpu_memory_utilization == args.replay_at:
+        with open(args.replay, encoding="utf-8") as log:
+            for line in log:
+                print(line, end="", flush=True)
+        return 1
     print(f"(APIServer pid=1) INFO [utils.py:233] non-default args: {{'host': '{args.host}', "
           f"'gpu_memory_utilization': {args.gpu_memory_utilization}}}", flush=True)  # fmt: skip
     requested = math.ceil(args.total_gib * args.gpu_memory_utilization * 100) / 100

@@ -31,7 +31,7 @@ from comic_narrator.gpu.stack import Stack, _alive, http_ok
 from comic_narrator.gpu.stackfile import StackFile, TenantSpec, load_stack, parse_stack
 from comic_narrator.gpu.state import read_state
 
-from .conftest import CONFIGS, free_port
+from .conftest import CONFIGS, DATA, free_port
 
 STANDIN = str(Path(__file__).with_name("standin_vllm.py"))
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -122,15 +122,22 @@ def test_a_running_tts_is_asked_to_release_before_the_llm_boots(tmp_path: Path, 
 
 
 def test_a_failed_boot_is_retried_with_the_doctors_fix(tmp_path: Path, said: list[str]) -> None:
-    # The RTX 5090 report: 20.09 of 31.36 GiB free, utilisation 0.9 asks for 28.23 GiB.
-    llm = _llm(free_port(), "--gpu-memory-utilization", "0.9", "--total-gib", "31.36", "--free-gib", "20.09")
+    """Real: vLLM 0.20.0's failed boot on the H200 (device-run/retry-vllm-attempt1.log, replayed verbatim: its
+    wording and its figures, 68.69 of 139.8 GiB free against 0.6 x 139.8 = 83.88 GiB), the Stack, the doctor,
+    subprocesses on loopback. Stand-in: the process that prints that log (standin_vllm.py --replay) and the
+    second boot, which comes up whatever utilisation it is given (on the H200 the doctor's 0.49 booted)."""
+    real_log = DATA / "device-run" / "retry-vllm-attempt1.log"
+    llm = _llm(free_port(), "--gpu-memory-utilization", "0.6", "--replay", str(real_log), "--replay-at", "0.6")
     stack = Stack(_stack(tmp_path, llm, None), None, said.append, poll_s=0.05)
     try:
         stack.up()
         assert [a.outcome for a in stack.attempts] == ["exited with status 1", "ready"]
-        assert stack.attempts[1].command[stack.attempts[1].command.index("--gpu-memory-utilization") + 1] == "0.62"
-        assert any("retrying with --gpu-memory-utilization 0.62" in line for line in said)
-        assert "Free memory on device" in stack.attempts[0].log_path.read_text()
+        # The fix from the real line: what is free (68.69 GiB) less the 0.5 GiB margin, as a fraction of 139.8 GiB,
+        # rounded down to hundredths: 68.19 / 139.8 = 0.4877 -> 0.48.
+        assert stack.attempts[1].command[stack.attempts[1].command.index("--gpu-memory-utilization") + 1] == "0.48"
+        assert any("retrying with --gpu-memory-utilization 0.48" in line for line in said)
+        assert any("only 68.69 GiB is free; utilisation 0.6 asks for 83.88 GiB" in line for line in said)
+        assert stack.attempts[0].log_path.read_text() == real_log.read_text()
     finally:
         stack.down(grace_s=10)
 
