@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from comic_narrator.gpu.doctor import diagnose
+from comic_narrator.gpu.doctor import VllmArgs, diagnose
 from comic_narrator.gpu.kv import kv_layout
 from comic_narrator.gpu.model_info import ModelInfo, model_info_from_config
 from comic_narrator.gpu.plan import (
@@ -59,7 +59,10 @@ def test_kv_layout_reproduces_vllm_token_and_concurrency_lines_for_a_hybrid_mode
         assert round(layout.max_concurrency(report.kv_cache_bytes, 32768), 2) == report.max_concurrency
 
 
-def test_calibrated_plan_reproduces_the_real_boot_exactly() -> None:
+def test_consistency_calibrated_on_a_boot_gives_that_boot_back() -> None:
+    """Consistency check, not a prediction: calibrated on b-bt4096.log and compared with the same log, the KV
+    figures match by algebra. It catches a planner that drops or misapplies the calibration; the budget (83.88 GiB)
+    comes from another log (c-cotenant's vLLM line). The out-of-sample tests are the ones below it."""
     plan = make_plan(
         PlanRequest(H200, _model("nemotron-3-nano-30b-a3b"), BOOT_FLAGS, calibration=_calibration("b-bt4096.log"))
     )
@@ -70,6 +73,7 @@ def test_calibrated_plan_reproduces_the_real_boot_exactly() -> None:
 
 
 def test_calibration_predicts_another_utilisation_measured_later_on_the_device() -> None:
+    """Out of sample: calibrated on one boot (b-bt4096, 0.6), compared with another boot's log."""
     # Device run (tests/data/gpu/device-run/retry-vllm-attempt2.log): utilisation 0.49 gave 8.83 GiB of KV,
     # 308,112 tokens, 36.80x. The plan is calibrated on a different boot (b-bt4096, utilisation 0.6).
     flags = VllmFlags(0.49, 32768, 2, 4096, enforce_eager=True)
@@ -90,7 +94,8 @@ def test_uncalibrated_estimate_is_within_one_percent_of_the_real_kv_pool() -> No
     assert budget["weights"].basis == "estimate" and budget["CUDA graphs"].num_bytes == 0
 
 
-def test_cuda_graph_calibration_from_the_graphs_log() -> None:
+def test_consistency_cuda_graphs_calibrated_on_the_graphs_log_give_that_log_back() -> None:
+    """Consistency check, not a prediction: calibrated on g-graphs.log and compared with the same log."""
     flags = VllmFlags(0.6, 32768, 2, 4096, enforce_eager=False)
     plan = make_plan(
         PlanRequest(H200, _model("nemotron-3-nano-30b-a3b"), flags, calibration=_calibration("g-graphs.log"))
@@ -98,6 +103,71 @@ def test_cuda_graph_calibration_from_the_graphs_log() -> None:
     assert plan.kv_cache_tokens == 836_304  # g-graphs.log
     graphs = next(line for line in plan.lines if line.item == "CUDA graphs")
     assert graphs.basis == "calibrated" and graphs.num_bytes == gib_to_bytes(0.09)
+
+
+def _flags_of(args: VllmArgs) -> VllmFlags:
+    """The flags a logged boot ran with (vLLM's 'non-default args' line; 32768 tokens where the log leaves it)."""
+    return VllmFlags(
+        args.gpu_memory_utilization,
+        args.max_model_len or 32768,
+        args.max_num_seqs,
+        args.max_num_batched_tokens,
+        enforce_eager=args.enforce_eager,
+    )
+
+
+def test_out_of_sample_the_device_runs_low_utilisation_boot_predicts_the_first_boot() -> None:
+    """Out of sample, the other way round: calibrated on the device run's boot at 0.49 (8.83 GiB of KV), the plan
+    for b-bt4096's flags (0.6) gives that boot's own lines, read from its log and written out here."""
+    real = diagnose((LOGS / "b-bt4096.log").read_text())
+    assert (real.kv_cache_tokens, real.max_concurrency) == (844_688, 100.90)
+    calibration = _calibration("../device-run/retry-vllm-attempt2.log")
+    assert calibration.gpu_memory_utilization == 0.49
+    plan = make_plan(
+        PlanRequest(H200, _model("nemotron-3-nano-30b-a3b"), _flags_of(real.args), calibration=calibration)
+    )
+    assert plan.kv_cache_tokens == 844_688
+    assert round(plan.max_concurrency, 2) == 100.90
+
+
+def test_out_of_sample_cuda_graphs_on_without_a_graphs_calibration() -> None:
+    """Out of sample: calibrated on an eager boot (b-bt4096), the plan for g-graphs.log's boot (graphs on, whose
+    memory the planner estimates) lands within 1 % of that boot's pool (23.96 GiB, 836,304 tokens)."""
+    real = diagnose((LOGS / "g-graphs.log").read_text())
+    assert real.kv_cache_tokens == 836_304 and real.args.enforce_eager is False
+    flags = _flags_of(real.args)
+    plan = make_plan(
+        PlanRequest(H200, _model("nemotron-3-nano-30b-a3b"), flags, calibration=_calibration("b-bt4096.log"))
+    )
+    assert abs(plan.kv_cache_tokens - 836_304) / 836_304 < 0.01
+    assert next(line for line in plan.lines if line.item == "CUDA graphs").num_bytes > 0
+
+
+@pytest.mark.parametrize(
+    ("log", "outcome"),
+    [("fail-nokv.log", "no-kv-memory"), ("fail-maxlen.log", "max-model-len")],
+)
+def test_out_of_sample_failed_boots_are_predicted_from_a_good_boots_calibration(log: str, outcome: str) -> None:
+    """Out of sample: calibrated on b-bt4096 (a boot that worked), the plans for two boots that failed on the H200
+    (0.42: KV -0.96 GiB; 0.43 with 262,144 tokens: 0.44 GiB of KV, 'estimated maximum model length is 67072')
+    predict the failure each log names."""
+    text = (DATA / "device-run" / log).read_text()
+    real = diagnose(text)
+    assert [d.kind for d in real.failures] == [outcome]
+    plan = make_plan(
+        PlanRequest(
+            H200, _model("nemotron-3-nano-30b-a3b"), _flags_of(real.args), calibration=_calibration("b-bt4096.log")
+        )
+    )
+    assert not plan.boots
+    assert [p.outcome for p in plan.predictions] == [outcome]
+    if outcome == "max-model-len":
+        assert "Available KV cache memory: 0.44 GiB" in text and plan.kv_cache_bytes / GIB == pytest.approx(
+            0.44, abs=0.005
+        )
+        assert "estimated maximum model length is 67072" in text
+        fitting = int(plan.predictions[0].fixes[0].value or 0)
+        assert abs(fitting - 67_072) / 67_072 < 0.05
 
 
 # --- the RTX 5090 report (issue 5): 31.36 GiB usable; a TTS worker's ~9 GiB of cached blocks left 20.09 GiB free,
