@@ -49,3 +49,20 @@ def test_webtoon_reads_top_to_bottom() -> None:
 def test_empty_and_single() -> None:
     assert reading_order([], "ltr") == []
     assert reading_order([(0, 0, 10, 10)], "rtl") == [0]
+
+
+def test_a_spread_is_read_one_page_at_a_time_even_where_tiers_line_up() -> None:
+    from comic_narrator.vision.order import spread_aware_order
+
+    # Two 1000x1400 pages side by side, each with two tiers at the same heights.
+    left_top, left_bottom = (20, 0, 960, 690), (20, 710, 960, 690)
+    right_top, right_bottom = (1020, 0, 960, 690), (1020, 710, 960, 690)
+    boxes = [left_top, right_bottom, left_bottom, right_top]
+    manga = [boxes[i] for i in spread_aware_order(boxes, {}, "rtl", 2000, 1400)]
+    assert manga == [right_top, right_bottom, left_top, left_bottom]
+    western = [boxes[i] for i in spread_aware_order(boxes, {}, "ltr", 2000, 1400)]
+    assert western == [left_top, left_bottom, right_top, right_bottom]
+    # A single page of the same boxes' shape is read by tiers as before; so is a panel across the fold.
+    assert [boxes[i] for i in spread_aware_order(boxes, {}, "rtl", 2000, 2000)][:2] == [right_top, left_top]
+    splash = [(20, 0, 1960, 690), right_bottom, left_bottom]
+    assert [splash[i] for i in spread_aware_order(splash, {}, "rtl", 2000, 1400)] == splash

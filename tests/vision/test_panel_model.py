@@ -12,12 +12,16 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
-from comic_narrator.artifacts import BBox
+from comic_narrator.artifacts import BBox, PageImage
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import VisionConfig
 from comic_narrator.vision import panel_model
+from comic_narrator.vision.geometry import iou
 from comic_narrator.vision.metrics import in_order, match_boxes
 from comic_narrator.vision.order import reading_order
 from comic_narrator.vision.panel_model import detect_panels_learned, model_path, suits_model
 from comic_narrator.vision.panels import detect_panels
+from comic_narrator.vision.reader import read_page
 from tests.conftest import REPO
 
 ANNOTATIONS = REPO / "training" / "panels" / "annotations"
@@ -108,3 +112,24 @@ def test_without_the_weights_the_learned_finder_says_so(monkeypatch: pytest.Monk
 
 def test_a_blank_page_has_no_panels() -> None:
     assert detect_panels_learned(np.full((1754, 1240), 255, np.uint8)) == []
+
+
+def test_two_page_manga_spread_reads_the_right_page_first(ocr: RapidOcrEngine) -> None:
+    """Pages 9 | 8 of the bundled sample side by side, as a scanned spread: each page's panels are found at full
+    resolution and the right page (8) is read whole before the left one, even where the tiers line up."""
+    pages = dict(_sample_pages())
+    right, left = pages["bj01_000008.jpg"], pages["bj01_000009.jpg"]
+    spread = np.ascontiguousarray(np.hstack([left, right]))
+    page = PageImage(
+        index=0, source="spread", source_page_number=1, image_file="spread.png",
+        width_px=spread.shape[1], height_px=spread.shape[0], sha256="",
+    )
+    reading = read_page(spread, page, config=VisionConfig(layout="manga"), manga_hint=True, ocr=ocr)
+    gt = _gt_pages()
+    scale = right.shape[1] / 1240
+    expected = [tuple(round(v * scale) for v in b) for b in gt["bj01_000008.jpg"]]
+    expected = [(x + left.shape[1], y, w, h) for x, y, w, h in expected]
+    expected += [tuple(round(v * scale) for v in b) for b in gt["bj01_000009.jpg"]]
+    found = [p.bbox for p in reading.panels]
+    assert len(found) == len(expected) == 8
+    assert all(iou(f, e) >= 0.5 for f, e in zip(found, expected, strict=True)), (found, expected)  # type: ignore[arg-type]

@@ -72,6 +72,25 @@ def _band_span(group: list[int], boxes: list[BBox], axis: int) -> float:
     return float(min(boxes[i][axis + 2] for i in group))
 
 
+def spread_halves(panels: list[BBox], width_px: int, height_px: int) -> tuple[list[int], list[int]] | None:
+    """Indices of the panels on the left and on the right page of a two-page spread, or None.
+
+    A page at least 1.2 times as wide as it is tall is a spread when no panel crosses a vertical line within the
+    middle 10 % of its width (a panel across the fold, a double-page splash, makes it one picture read by the usual
+    rules). Each page of a spread is read whole before the other: tiers of the two pages that happen to line up
+    are not one row."""
+    if width_px < 1.2 * height_px or len(panels) < 2:
+        return None
+    slack = 0.01 * width_px
+    for frac in (0.5, 0.48, 0.52, 0.46, 0.54, 0.45, 0.55):
+        cut = frac * width_px
+        if all(x + w <= cut + slack or x >= cut - slack for x, _y, w, _h in panels):
+            left = [i for i, (x, _y, w, _h) in enumerate(panels) if x + w / 2 < cut]
+            right = [i for i in range(len(panels)) if i not in left]
+            return (left, right) if left and right else None
+    return None
+
+
 def panel_order(panels: list[BBox], parent_of: dict[int, int], direction: ReadingDirection) -> list[int]:
     """Indices of ``panels`` in reading order, insets (``parent_of``: inset index -> its panel) next to the
     panel they are drawn over.
@@ -99,3 +118,22 @@ def _opens_panel(inset: BBox, parent: BBox, direction: ReadingDirection) -> bool
     if direction == "rtl":
         return on_top and x + w >= px + pw / 2.0
     return on_top and x <= px + pw / 2.0
+
+
+def spread_aware_order(
+    panels: list[BBox], parent_of: dict[int, int], direction: ReadingDirection, width_px: int, height_px: int
+) -> list[int]:
+    """Panel order; on a two-page spread, the page read first (right for manga, left otherwise) whole, then the
+    other, each by the usual rules."""
+    top = [i for i in range(len(panels)) if i not in parent_of]
+    halves = spread_halves([panels[i] for i in top], width_px, height_px) if direction != "ttb" else None
+    if halves is None:
+        return panel_order(panels, parent_of, direction)
+    left, right = ([top[k] for k in half] for half in halves)
+    out: list[int] = []
+    for half in (right, left) if direction == "rtl" else (left, right):
+        members = half + [i for i, parent in parent_of.items() if parent in half]
+        local = {old: new for new, old in enumerate(members)}
+        sub_parent = {local[i]: local[parent_of[i]] for i in members if i in parent_of}
+        out.extend(members[k] for k in panel_order([panels[i] for i in members], sub_parent, direction))
+    return out

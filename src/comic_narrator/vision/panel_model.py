@@ -26,6 +26,7 @@ _MIN_CONFIDENT_P10 = 0.8
 """A panel is confidently inside throughout: its 10th-percentile probability is at least this (real panels on the
 annotated pages: 0.91-1.0; slivers at scan edges and running headers: 0.56-0.71)."""
 _MARGIN_BAND_FRAC = 0.08
+_SPREAD_ASPECT = 1.2
 _CORE_THRESHOLD = 0.9
 _CORE_ERODE_PX = 2
 _CORE_MIN_AREA = 2.0
@@ -78,7 +79,27 @@ def detect_panels_learned(
     grey: npt.NDArray[np.uint8], classical: list[BBox] | None = None, threshold: float = 0.5
 ) -> list[BBox] | None:
     """Panel boxes in page pixels (no order), or None when the model is not installed. With the classical
-    detector's boxes, an unframed title band above every panel is dropped (see :func:`without_title_band`)."""
+    detector's boxes, an unframed title band above every panel is dropped (see :func:`without_title_band`).
+
+    A two-page spread (at least 1.2 times as wide as tall) is read a page at a time, each half at the model's
+    full resolution, unless a panel found on the whole spread crosses the fold (a double-page picture)."""
+    whole = _panels_of(grey, threshold)
+    if whole is None:
+        return None
+    height_px, width_px = grey.shape
+    if width_px >= _SPREAD_ASPECT * height_px:
+        fold = width_px // 2
+        across = any(x < fold - 0.05 * width_px and x + w > fold + 0.05 * width_px for x, _y, w, _h in whole)
+        if not across:
+            left = _panels_of(np.ascontiguousarray(grey[:, :fold]), threshold) or []
+            right = _panels_of(np.ascontiguousarray(grey[:, fold:]), threshold) or []
+            whole = left + [(x + fold, y, w, h) for x, y, w, h in right]
+    if classical is None:
+        return whole
+    return without_title_band(whole, classical)
+
+
+def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | None:
     result = panel_probability(grey)
     if result is None:
         return None
@@ -109,7 +130,7 @@ def detect_panels_learned(
         x0, y0 = max(0.0, x - grow), max(0.0, y - grow)
         x1, y1 = min(float(w), x + bw + grow), min(float(h), y + bh + grow)
         out.append((round(x0 / scale), round(y0 / scale), round((x1 - x0) / scale), round((y1 - y0) / scale)))
-    return out if classical is None else without_title_band(out, classical)
+    return out
 
 
 def without_title_band(learned: list[BBox], classical: list[BBox]) -> list[BBox]:

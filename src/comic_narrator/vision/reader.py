@@ -26,7 +26,7 @@ from comic_narrator.vision.lettering import (
     sentence_case,
 )
 from comic_narrator.vision.mute_balloons import CropRecognizer, mute_balloons
-from comic_narrator.vision.order import panel_order, reading_order
+from comic_narrator.vision.order import reading_order, spread_aware_order
 from comic_narrator.vision.page_kind import classify_page, is_blank
 from comic_narrator.vision.panel_model import detect_panels_learned, suits_model
 from comic_narrator.vision.panels import (
@@ -82,7 +82,7 @@ def read_page(
     split = split_furniture(blocks, raw_panels, width_px, height_px)
     blocks = [b for b in split.story if not _is_stray_glyph(b)]
     direction = reading_direction(config, page, manga_hint, lang)
-    panels = [raw_panels[i] for i in panel_order(raw_panels, inset_parent, direction)]
+    panels = [raw_panels[i] for i in spread_aware_order(raw_panels, inset_parent, direction, width_px, height_px)]
     # Insets do not make a cover or an ad a story page: the page kind is judged on the panels without them.
     page_kind: PageKind = (
         "credits"
