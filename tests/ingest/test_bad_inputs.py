@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -112,6 +114,57 @@ def test_zip_bomb_by_total_size(tmp_path: Path) -> None:
             zf.writestr(f"p{n}.png", b"\1" * (2 << 20))
     with pytest.raises(UnsafeArchiveError, match="cap"):
         ingest_book(path, IngestConfig(max_archive_bytes=4 << 20), tmp_path / "pages")
+
+
+def _understate_sizes(path: Path, claimed_bytes: int) -> None:
+    """Patch every entry's uncompressed size, in its local header and in the central directory, to a lie (the
+    zip bomb's trick: the headers look harmless, the data is not). The compressed data and CRCs stay true."""
+    data = bytearray(path.read_bytes())
+    for signature, size_at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        start = data.find(signature)
+        while start != -1:
+            struct.pack_into("<I", data, start + size_at, claimed_bytes)
+            start = data.find(signature, start + 4)
+    path.write_bytes(bytes(data))
+
+
+def _lying_archive(path: Path, entries: list[bytes]) -> None:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for n, data in enumerate(entries):
+            zf.writestr(f"p{n}.png", data)
+    _understate_sizes(path, 1000)
+
+
+def test_zip_bomb_with_lying_headers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Real archive code through the real CLI. The archive is a stand-in bomb: 40 MiB of zeros whose headers claim
+    1000 bytes, so the header checks pass and only counting the real inflated bytes can catch it (it used to be
+    refused as 'Bad CRC', a corrupt file, not as a bomb)."""
+    path = tmp_path / "liar.cbz"
+    _lying_archive(path, [b"\0" * (40 << 20)])
+    with zipfile.ZipFile(path) as zf:
+        assert zf.getinfo("p0.png").file_size == 1000, "the headers must lie for this test to mean anything"
+    _expect_error(path, "zip bomb", capsys, tmp_path)
+
+
+def test_total_cap_counts_real_bytes_not_headers(tmp_path: Path) -> None:
+    """The 2 GB cap, exercised by the real counting code with a 4 MiB cap (the stand-in for 2 GB): three entries of
+    pages of 4-bit noise stored in ~2.1 MB PNGs (deflate gets about 2x, far under the ratio cap) whose headers
+    each claim 1000 bytes: the first page fits, the second crosses the cap."""
+    assert IngestConfig().max_archive_bytes == 2 * 1024**3
+    path = tmp_path / "liar-total.cbz"
+    rng = np.random.default_rng(0)
+    pages = []
+    for _ in range(3):
+        buf = io.BytesIO()
+        noise = rng.integers(0, 16, (700, 1000, 3), dtype=np.uint8)
+        Image.fromarray(noise).save(buf, format="PNG", compress_level=0)  # stored PNG: ~2.1 MB inflated
+        pages.append(buf.getvalue())
+    _lying_archive(path, pages)
+    config = IngestConfig(max_archive_bytes=4 << 20)
+    with pytest.raises(
+        UnsafeArchiveError, match=r"exceeds the cap of 4 MB \(at entry 'p1.png'\): looks like a zip bomb"
+    ):
+        ingest_book(path, config, tmp_path / "pages")
 
 
 def test_corrupt_archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

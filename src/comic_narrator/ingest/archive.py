@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -11,6 +13,8 @@ from pathlib import Path, PurePosixPath
 from comic_narrator.errors import InputError, UnsafeArchiveError
 from comic_narrator.ingest.images import is_image_name
 from comic_narrator.ingest.selection import natural_key
+
+_READ_BLOCK_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,19 @@ def _open(archive: Path) -> zipfile.ZipFile:
         raise InputError(f"cannot read the archive ({exc.strerror})", path=archive) from exc
 
 
+def _size_text(size_bytes: int) -> str:
+    return f"{size_bytes / 1e9:.1f} GB" if size_bytes >= 1e9 else f"{size_bytes / 1e6:.0f} MB"
+
+
+def _check_ratio(archive: Path, name: str, inflated_bytes: int, compressed_bytes: int, max_ratio: float) -> None:
+    if compressed_bytes > 0 and inflated_bytes / compressed_bytes > max_ratio and inflated_bytes > 1 << 20:
+        raise UnsafeArchiveError(
+            f"entry {name!r} inflates {inflated_bytes / compressed_bytes:.0f}x "
+            f"(over {max_ratio:.0f}x): looks like a zip bomb",
+            path=archive,
+        )
+
+
 def list_archive(archive: Path, *, max_total_bytes: int, max_ratio: float) -> ArchiveListing:
     """Validate every entry and list the page images in natural order."""
     with _open(archive) as zf:
@@ -57,15 +74,10 @@ def list_archive(archive: Path, *, max_total_bytes: int, max_ratio: float) -> Ar
         for info in infos:
             _check_entry_name(archive, info.filename)
             total_bytes += info.file_size
-            if info.compress_size > 0 and info.file_size / info.compress_size > max_ratio and info.file_size > 1 << 20:
-                raise UnsafeArchiveError(
-                    f"entry {info.filename!r} inflates {info.file_size / info.compress_size:.0f}x "
-                    f"(over {max_ratio:.0f}x): looks like a zip bomb",
-                    path=archive,
-                )
+            _check_ratio(archive, info.filename, info.file_size, info.compress_size, max_ratio)
         if total_bytes > max_total_bytes:
             raise UnsafeArchiveError(
-                f"decompresses to {total_bytes / 1e9:.1f} GB, over the cap of {max_total_bytes / 1e9:.1f} GB",
+                f"decompresses to {_size_text(total_bytes)}, over the cap of {_size_text(max_total_bytes)}",
                 path=archive,
             )
         names = [
@@ -83,24 +95,35 @@ def list_archive(archive: Path, *, max_total_bytes: int, max_ratio: float) -> Ar
     return ArchiveListing(names, comic_info)
 
 
-def iter_archive_images(archive: Path, names: list[str], *, max_total_bytes: int) -> Iterator[tuple[str, bytes]]:
-    """Yield (name, bytes) for the given entries, counting real decompressed bytes (headers can lie)."""
+def iter_archive_images(
+    archive: Path, names: list[str], *, max_total_bytes: int, max_ratio: float
+) -> Iterator[tuple[str, bytes]]:
+    """Yield (name, bytes) for the given entries, counting real decompressed bytes: headers can lie, so the size
+    caps and the ratio are applied to what the data inflates to, not to what the headers declare."""
     budget = max_total_bytes
     with _open(archive) as zf:
         for name in names:
+            declared = zf.getinfo(name)
+            # zipfile stops an entry at its declared size and then reports a CRC error; let it inflate to the end
+            # of its data, or one read block past the budget so the cap below fires before that stop.
+            info = copy.copy(declared)
+            info.file_size = budget + _READ_BLOCK_BYTES + 1
             chunks: list[bytes] = []
+            inflated = 0
             try:
-                with zf.open(name) as handle:
-                    while block := handle.read(1 << 20):
+                with zf.open(info) as handle:
+                    while block := handle.read(_READ_BLOCK_BYTES):
+                        inflated += len(block)
                         budget -= len(block)
                         if budget < 0:
                             raise UnsafeArchiveError(
-                                f"decompressed data exceeds the cap of {max_total_bytes / 1e9:.1f} GB "
+                                f"decompressed data exceeds the cap of {_size_text(max_total_bytes)} "
                                 f"(at entry {name!r}): looks like a zip bomb",
                                 path=archive,
                             )
+                        _check_ratio(archive, name, inflated, declared.compress_size, max_ratio)
                         chunks.append(block)
-            except (zipfile.BadZipFile, EOFError, OSError) as exc:
+            except (zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
                 raise InputError(f"entry {name!r} is corrupt ({exc})", path=archive) from exc
             yield name, b"".join(chunks)
 

@@ -92,7 +92,9 @@ def _source_pages(path: Path, kind: str, config: IngestConfig) -> tuple[Iterator
         listing = list_archive(path, max_total_bytes=config.max_archive_bytes, max_ratio=config.max_compression_ratio)
         numbers = parse_page_selection(config.pages, len(listing.image_names))
         names = [listing.image_names[n - 1] for n in numbers]
-        entries = iter_archive_images(path, names, max_total_bytes=config.max_archive_bytes)
+        entries = iter_archive_images(
+            path, names, max_total_bytes=config.max_archive_bytes, max_ratio=config.max_compression_ratio
+        )
         return (
             (
                 SourcePage(n, f"{path.name}:{name}", decode_image(data, source=f"{path}:{name}", max_pixels=limit))
