@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import struct
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -89,7 +91,15 @@ def test_empty_archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 @pytest.mark.parametrize("entry", ["../../evil.png", "/etc/evil.png", "ok/../../evil.png"])
-def test_archive_path_traversal(entry: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_archive_path_traversal(
+    entry: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real CLI and archive code. Pages are only ever written as PNGs under the work folder (OUT.mp4.work/pages);
+    the check is that nothing lands there, at the place the entry's path points to from there, in the temp folder
+    (pointed into tmp_path for the test) or anywhere else under tmp_path."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     path = tmp_path / "traversal.cbz"
     buf = io.BytesIO()
     Image.new("RGB", (10, 10)).save(buf, format="PNG")
@@ -97,7 +107,11 @@ def test_archive_path_traversal(entry: str, tmp_path: Path, capsys: pytest.Captu
         zf.writestr("p1.png", buf.getvalue())
         zf.writestr(entry, buf.getvalue())
     _expect_error(path, "refusing", capsys, tmp_path)
-    assert not (tmp_path.parent / "evil.png").exists()
+    pages = tmp_path / "out.mp4.work" / "pages"
+    assert not Path(os.path.normpath(pages / entry)).exists()
+    assert not pages.exists(), "no page of a refused archive is written"
+    written = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
+    assert written == {"traversal.cbz", "out.mp4", "out.mp4.work/comic-narrator.log"}
 
 
 def test_zip_bomb_by_ratio(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
