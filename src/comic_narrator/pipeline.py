@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from comic_narrator import __version__
 from comic_narrator.artifacts import Book, BookReading, Cast, ClipList, Script
 from comic_narrator.config import IngestConfig, RunConfig
-from comic_narrator.errors import ArtifactError
+from comic_narrator.errors import ArtifactError, InputError
 from comic_narrator.ingest.book import ingest_book, input_kind
 from comic_narrator.progress import SILENT, Progress
 from comic_narrator.reading import read_pages
@@ -49,9 +49,16 @@ class RunResult:
 def input_fingerprint(path: Path) -> str:
     """Content hash of the input: the file's bytes, or every file's name and bytes in a folder."""
     if path.is_dir():
-        parts = [f"{p.relative_to(path).as_posix()}:{file_sha256(p)}" for p in sorted(path.rglob("*")) if p.is_file()]
+        parts = [f"{p.relative_to(path).as_posix()}:{_input_sha256(p)}" for p in sorted(path.rglob("*")) if p.is_file()]
         return text_sha256(*parts)
-    return file_sha256(path)
+    return _input_sha256(path)
+
+
+def _input_sha256(path: Path) -> str:
+    try:
+        return file_sha256(path)
+    except OSError as exc:  # an unreadable page in a folder is bad input, named, not an internal error
+        raise InputError(f"cannot read ({exc.strerror})", path=path) from exc
 
 
 def _key_matches(key_file: Path, key: str) -> bool:

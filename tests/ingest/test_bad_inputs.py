@@ -26,7 +26,7 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
     return code, err
 
 
-def _expect_error(path: Path, fragment: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def _expect_error(path: Path, fragment: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> str:
     out = tmp_path / "out.mp4"
     out.write_bytes(b"an earlier video that must survive")
     code, err = _run([str(path), "-o", str(out), "-q"], capsys)
@@ -39,6 +39,7 @@ def _expect_error(path: Path, fragment: str, capsys: pytest.CaptureFixture[str],
     assert "(log: " in lines[0]
     assert "Traceback" not in err
     assert out.read_bytes() == b"an earlier video that must survive"
+    return lines[0]
 
 
 def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -197,6 +198,52 @@ def test_not_an_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     path = tmp_path / "page.jpg"
     path.write_bytes(b"\x89PNG but not really" * 10)
     _expect_error(path, "not a readable image", capsys, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "kind"),
+    [
+        ("book.cbr", b"Rar!\x1a\x07\x01\x00", "RAR"),  # RAR 5
+        ("book.rar", b"Rar!\x1a\x07\x00", "RAR"),  # RAR 1.5-4
+        ("book.cb7", b"7z\xbc\xaf\x27\x1c\x00\x04", "7z"),
+        ("book.cbz", b"Rar!\x1a\x07\x01\x00", "RAR"),  # mislabelled: the bytes decide
+        ("page.jpg", b"7z\xbc\xaf\x27\x1c\x00\x04", "7z"),
+    ],
+)
+def test_rar_and_7z_are_refused_by_name(
+    name: str, head: bytes, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real CLI. Stand-in archives: the real RAR/7z signatures followed by filler (no RAR or 7z tool here); the
+    refusal only reads the signature, so a real archive takes the same path."""
+    path = tmp_path / name
+    path.write_bytes(head + bytes(range(256)) * 4)
+    _expect_error(path, f"{kind} comics are not supported: repack as CBZ", capsys, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["book.pdf", "book.cbz", "page.png", "folder/p1.png"])
+def test_unreadable_file(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Real CLI on a real file with permission 000 (for the last case a page of a folder given as the input). Root
+    reads any file, so the test is skipped when the file stays readable (run it without root's file capabilities:
+    `setpriv --inh-caps=-all --bounding-set=-dac_override,-dac_read_search pytest ...`)."""
+    path = tmp_path / name
+    path.parent.mkdir(exist_ok=True)
+    Image.open(SAMPLE_PAGE).convert("RGB").save(tmp_path / "page.png")
+    if name == "book.pdf":
+        Image.open(SAMPLE_PAGE).convert("RGB").save(path, format="PDF")
+    elif name == "book.cbz":
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.write(tmp_path / "page.png", "p1.png")
+    else:
+        Image.open(SAMPLE_PAGE).convert("RGB").save(path)
+    path.chmod(0)
+    try:
+        if os.access(path, os.R_OK):
+            pytest.skip("running as a user who reads files with permission 000 (root)")
+        given = path.parent if name.startswith("folder/") else path
+        line = _expect_error(given, "cannot read (Permission denied)", capsys, tmp_path)
+        assert str(path) in line
+    finally:
+        path.chmod(0o644)
 
 
 def test_output_in_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,6 +20,10 @@ from comic_narrator.ingest.webtoon import content_segments
 from comic_narrator.progress import SILENT, Progress
 from comic_narrator.workdir import atomic_write_bytes
 
+RAR_SIGNATURE = b"Rar!\x1a\x07"
+"""RAR 1.5-4.x add 00, RAR 5 adds 01 00 (https://www.rarlab.com/technote.htm)."""
+SEVEN_ZIP_SIGNATURE = b"7z\xbc\xaf\x27\x1c"
+
 
 @dataclass(frozen=True)
 class SourcePage:
@@ -46,6 +50,9 @@ def input_kind(path: Path) -> str:
         return "pdf"
     if head.startswith(b"PK"):
         return "archive"
+    if head.startswith((RAR_SIGNATURE, SEVEN_ZIP_SIGNATURE)):
+        kind = "RAR" if head.startswith(RAR_SIGNATURE) else "7z"
+        raise InputError(f"{kind} comics are not supported: repack as CBZ (zip)", path=path)
     if path.suffix.lower() == ".pdf":
         raise InputError("not a PDF (no %PDF header): the file is corrupt or mislabelled", path=path)
     if path.suffix.lower() in (".cbz", ".zip"):
