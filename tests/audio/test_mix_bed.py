@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import av
 import numpy as np
 import pyloudnorm
 import pytest
+from scipy.signal import resample_poly
 
 from comic_narrator.artifacts import BookReading, PageReading, Panel, Script, ScriptLine, TextRegion
-from comic_narrator.audio.mix import mix_track
+from comic_narrator.audio.mix import PEAK_CEILING, mix_track
 from comic_narrator.audio.soundbed import effect_for, synthesise_effect
 from comic_narrator.audio.synthesis import synthesize_script
 from comic_narrator.audio.timeline import build_timing
 from comic_narrator.audio.voicebank import open_voice_bank
-from comic_narrator.config import AudioConfig, VoiceConfig
+from comic_narrator.config import AudioConfig, RenderConfig, VoiceConfig
 from comic_narrator.progress import SILENT
 from comic_narrator.script.casting import cast_characters
+from comic_narrator.video.encode import encode_mp4
 
 
 @pytest.mark.parametrize(
@@ -92,7 +95,36 @@ def test_mix_is_sample_exact_and_at_the_loudness_target(timeline: tuple) -> None
     assert len(track) == sum(s.frames for s in timing.shots) * config.sample_rate_hz // 30
     loudness = pyloudnorm.Meter(config.sample_rate_hz).integrated_loudness(track.astype(np.float64))
     assert loudness == pytest.approx(config.target_lufs, abs=1.0)
-    assert float(np.abs(track).max()) <= 1.0
+    assert _true_peak(track) <= PEAK_CEILING + 1e-4
+
+
+def _true_peak(samples: np.ndarray) -> float:
+    """Largest magnitude of the 4x-oversampled waveform (ITU-R BS.1770 true peak), computed here independently of
+    the limiter's own envelope."""
+    return float(np.abs(resample_poly(samples.astype(np.float64), 4, 1)).max())
+
+
+@pytest.mark.parametrize("target_lufs", [-16.0, -6.0])
+def test_mix_and_its_decoded_mp4_stay_under_the_ceiling(timeline: tuple, target_lufs: float, tmp_path: Path) -> None:
+    """The -0.5 dBFS ceiling on the real mix of real voices and the sound bed, and the true peak of the AAC that the
+    real encoder (PyAV) writes, decoded back. -6 LUFS and a 0 dBFS effect stand in for a hot page: they drive the
+    limiter 10 dB harder than the defaults so the ceiling is tested where it bites. The video is a stand-in (black
+    64x64 frames); only its audio is measured."""
+    work, reading, script, clips = timeline
+    config = AudioConfig(target_lufs=target_lufs, effects_peak_dbfs=0.0 if target_lufs > -16 else -12.0)
+    timing = build_timing(reading, script, clips, config, fps=30)
+    track = mix_track(work, timing, clips, config, reading)
+    assert float(np.abs(track).max()) > 0.9 * PEAK_CEILING, "the mix must reach the limiter for this to mean much"
+    assert float(np.abs(track).max()) <= PEAK_CEILING + 1e-6  # float32 rounding of the ceiling itself
+    assert _true_peak(track) <= PEAK_CEILING + 1e-4
+    out = tmp_path / "peak.mp4"
+    frames = (np.zeros((64, 64, 3), np.uint8) for _ in range(sum(s.frames for s in timing.shots)))
+    encode_mp4(out, frames, track, config.sample_rate_hz, RenderConfig(width_px=64, height_px=64, preset="ultrafast"))
+    with av.open(str(out)) as container:
+        decoded = np.concatenate([frame.to_ndarray() for frame in container.decode(audio=0)], axis=1)
+    assert decoded.shape[1] >= len(track)
+    # AAC overshoots a little (measured +0.2 dB); the ceiling's 0.5 dB of headroom is there so the file never clips.
+    assert max(_true_peak(channel) for channel in decoded) < 1.0
 
 
 def test_sound_bed_puts_the_effect_at_its_panel(timeline: tuple) -> None:
