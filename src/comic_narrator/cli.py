@@ -111,7 +111,11 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--llm-url", default=LlmConfig.base_url, help="the LLM server's /v1 base URL")
     parser.add_argument("--llm-model", help="model name (default: the first one the server lists)")
-    parser.add_argument("--work-dir", type=Path, help="where artifacts are kept (default: OUTPUT.work/)")
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        help="where artifacts are kept (default: OUTPUT.work/ when narrating; the user cache folder for read/inspect)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
@@ -183,6 +187,17 @@ def _vision_config(args: argparse.Namespace) -> VisionConfig:
 
 def _default_work_dir(anchor: Path) -> Path:
     return anchor.with_name(anchor.name + ".work")
+
+
+def _reader_work_dir(input_path: Path) -> Path:
+    """Where `read` and `inspect` keep their artifacts unless --work-dir says: the user's cache folder, one
+    subfolder per input (named and hashed by its absolute path), never a folder left beside the user's files."""
+    import hashlib
+    import os
+
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "comic-narrator" / "work"
+    absolute = str(input_path.expanduser().resolve())
+    return root / f"{input_path.name}-{hashlib.sha256(absolute.encode('utf-8')).hexdigest()[:12]}"
 
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
@@ -292,7 +307,7 @@ def read_main(argv: Sequence[str]) -> int:
     parser = _reader_parser("read", "Read the pages and print what was found (panels, texts, speakers).")
     parser.add_argument("--json", action="store_true", help="print the reading JSON (the stored artifact)")
     args = parser.parse_args(list(argv))
-    work_dir = args.work_dir or _default_work_dir(Path(args.input.name))
+    work_dir = args.work_dir or _reader_work_dir(args.input)
 
     def action() -> int:
         progress = Progress(quiet=args.quiet or args.json)
@@ -319,7 +334,7 @@ def inspect_main(argv: Sequence[str]) -> int:
     parser = _reader_parser("inspect", "Write overlay PNGs showing the panels and texts that were read.")
     parser.add_argument("-o", "--output", type=Path, help="folder for the PNGs (default: INPUT-NAME.inspect/)")
     args = parser.parse_args(list(argv))
-    work_dir = args.work_dir or _default_work_dir(Path(args.input.name))
+    work_dir = args.work_dir or _reader_work_dir(args.input)
     out_dir: Path = args.output or Path(args.input.name + ".inspect")
 
     def action() -> int:
