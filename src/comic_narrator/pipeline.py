@@ -20,6 +20,7 @@ from comic_narrator.workdir import (
     atomic_write_text,
     file_sha256,
     read_artifact,
+    read_cached_artifact,
     text_sha256,
     write_artifact,
 )
@@ -81,11 +82,10 @@ def load_or_ingest(input_path: Path, config: IngestConfig, work_dir: Path, progr
         json.dumps(asdict(config), sort_keys=True, default=str),
     )
     book_file, key_file = work_dir / "book.json", work_dir / "book.key"
-    if book_file.exists() and _key_matches(key_file, key):
-        book = read_artifact(book_file, Book)
-        if all((work_dir / page.image_file).exists() for page in book.pages):
-            progress.note(f"[ingest] reusing {len(book.pages)} page(s) from {work_dir}")
-            return book
+    stored = read_cached_artifact(book_file, Book) if _key_matches(key_file, key) else None
+    if stored is not None and all((work_dir / page.image_file).exists() for page in stored.pages):
+        progress.note(f"[ingest] reusing {len(stored.pages)} page(s) from {work_dir}")
+        return stored
     book = ingest_book(input_path, config, work_dir / "pages", progress)
     write_artifact(book_file, book)
     atomic_write_text(key_file, key)

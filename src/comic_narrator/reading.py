@@ -18,7 +18,7 @@ from comic_narrator.artifacts import Book, BookReading, PageImage, PageReading
 from comic_narrator.config import LlmConfig, VisionConfig
 from comic_narrator.errors import ComicNarratorError, InputError
 from comic_narrator.progress import SILENT, Progress
-from comic_narrator.workdir import read_artifact, text_sha256, write_artifact
+from comic_narrator.workdir import read_cached_artifact, text_sha256, write_artifact
 
 log = logging.getLogger("comic_narrator")
 
@@ -83,8 +83,9 @@ def _read_locally(
                 ocr.name,
             )[:20]
             cached = readings_dir / f"page-{page.index + 1:04d}.{key}.json"
-            if cached.exists():
-                readings.append(read_artifact(cached, PageReading))
+            stored = read_cached_artifact(cached, PageReading)
+            if stored is not None:
+                readings.append(stored)
                 stage.advance(detail=f"page {page.index + 1} (cached)")
                 continue
             image = load_page_rgb(work_dir, page)
@@ -121,9 +122,10 @@ def _refine_with_llm(
             return local
         key = text_sha256("llm-reading", __version__, local.model_dump_json(), llm.base_url, model)[:20]
         cached = work_dir / "readings" / f"page-{page.index + 1:04d}.llm.{key}.json"
-        if cached.exists():
+        stored = read_cached_artifact(cached, PageReading)
+        if stored is not None:
             stage.advance(detail=f"page {page.index + 1} (cached)")
-            return read_artifact(cached, PageReading)
+            return stored
         refined = refine_with_llm(load_page_rgb(work_dir, page), local, client, llm.max_image_side_px)
         write_artifact(cached, refined)
         stage.advance(detail=f"page {page.index + 1}: {len(refined.characters)} characters")

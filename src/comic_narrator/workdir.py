@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -13,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from comic_narrator.errors import ArtifactError, OutputError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+log = logging.getLogger("comic_narrator")
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -66,6 +68,18 @@ def read_artifact(path: Path, model: type[ModelT]) -> ModelT:
             f"not a valid {model.__name__} ({exc.error_count()} problem(s); first at {where}: {first['msg']})",
             path=path,
         ) from exc
+
+
+def read_cached_artifact(path: Path, model: type[ModelT]) -> ModelT | None:
+    """A cache entry of ours, or None when it is missing or not a whole valid artifact: a file cut short (a disk
+    that filled, a copy interrupted, anything but our own atomic writer) is redone, never trusted."""
+    if not path.exists():
+        return None
+    try:
+        return read_artifact(path, model)
+    except ArtifactError as exc:
+        log.warning("ignoring a damaged cache file, redoing it: %s", exc)
+        return None
 
 
 def file_sha256(path: Path) -> str:

@@ -71,8 +71,16 @@ def plan_jobs(script: Script, cast: Cast, config: VoiceConfig, bank: VoiceBank, 
     return jobs
 
 
+def _riff_is_whole(path: Path) -> bool:
+    """True when the file holds every byte its RIFF header declares. libsndfile reads a WAV cut short without a
+    word (it shortens the clip), so a truncated clip would otherwise be trusted forever under its cache key."""
+    with path.open("rb") as handle:
+        head = handle.read(8)
+    return len(head) == 8 and head[:4] == b"RIFF" and int.from_bytes(head[4:], "little") + 8 <= path.stat().st_size
+
+
 def _cached_clip(job: LineJob, work_dir: Path) -> Clip | None:
-    if not job.wav_path.exists():
+    if not job.wav_path.exists() or not _riff_is_whole(job.wav_path):
         return None
     try:
         info = sf.info(str(job.wav_path))
