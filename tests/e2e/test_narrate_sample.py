@@ -9,10 +9,14 @@ import shutil
 from pathlib import Path
 
 import av
+import numpy as np
+import numpy.typing as npt
+import pyloudnorm
 import pytest
 
 from comic_narrator.artifacts import Script
 from comic_narrator.cli import main
+from comic_narrator.config import AudioConfig
 from tests.conftest import SAMPLE_PAGE
 
 pytestmark = pytest.mark.slow
@@ -57,6 +61,31 @@ def test_streams_are_h264_and_aac_with_equal_durations(narrated: Path) -> None:
     assert streams["audio"][0] == "aac"
     assert abs(streams["video"][1] - streams["audio"][1]) <= 1 / 30 + 1e-6
     assert streams["video"][1] > 10  # a real page of dialogue, not a stub
+
+
+def decoded_av(path: Path) -> tuple[npt.NDArray[np.float64], int, int, float]:
+    """The MP4 decoded back with PyAV: audio samples (frames x channels), sample rate, video frames, frame rate."""
+    with av.open(str(path)) as container:
+        stream = container.streams.audio[0]
+        rate_hz = stream.codec_context.sample_rate
+        audio = np.concatenate([f.to_ndarray() for f in container.decode(stream)], axis=1).T.astype(np.float64)
+    with av.open(str(path)) as container:
+        video = container.streams.video[0]
+        fps = float(video.average_rate or 0)
+        frames = sum(1 for _ in container.decode(video))
+    return audio, rate_hz, frames, fps
+
+
+def test_decoded_mp4_meets_the_loudness_target_and_stays_in_sync(narrated: Path) -> None:
+    """Real: the whole run and its AAC/H.264 file, decoded back by PyAV; loudness by pyloudnorm (BS.1770) over
+    the channels as delivered (the mono mix is written to both). Checked on the decoded file, not the WAV."""
+    audio, rate_hz, frames, fps = decoded_av(narrated)
+    assert audio.shape[1] == 2 and fps == 30
+    loudness = pyloudnorm.Meter(rate_hz).integrated_loudness(audio)
+    assert abs(loudness - AudioConfig.target_lufs) <= 0.5, f"{loudness:.2f} LUFS, target {AudioConfig.target_lufs}"
+    # A/V sync: the decoded audio lasts as long as the decoded pictures, within one frame (AAC's priming samples
+    # are trimmed by the decoder; what is left over is the last, padded AAC frame).
+    assert abs(len(audio) / rate_hz - frames / fps) <= 1 / fps
 
 
 def test_srt_cues_match_the_spoken_lines(narrated: Path) -> None:
