@@ -1,9 +1,18 @@
-"""Resume: a half-written artifact is redone, never trusted (house rule 8)."""
+"""Resume: a run killed with SIGKILL mid-stage picks up where it was, and a half-written artifact is redone, never
+trusted (house rule 8)."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import av
 import pytest
 
 from comic_narrator.artifacts import Book, Cast, CastMember, PageReading, Script, ScriptLine
@@ -13,6 +22,69 @@ from comic_narrator.config import VoiceConfig
 from comic_narrator.progress import SILENT
 from comic_narrator.workdir import read_artifact
 from tests.conftest import SAMPLE_PAGE
+
+FAST = ["--preset", "ultrafast", "--fps", "24", "--jobs", "1", "-q"]
+"""Cheaper encoding and one voice job, so the run is short and its clips are written one at a time."""
+
+
+def _cli() -> list[str]:
+    script = Path(sys.executable).with_name("comic-narrator")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from comic_narrator.cli import main; sys.exit(main())"]
+
+
+def _mtimes(folder: Path) -> dict[str, int]:
+    """Finished clips only (named by their cache key): a clip being written is a `KEY.XXXX.tmp.wav` beside them."""
+    return {p.name: p.stat().st_mtime_ns for p in folder.glob("*.wav") if re.fullmatch(r"[0-9a-f]{32}\.wav", p.name)}
+
+
+def _assert_valid_mp4(path: Path) -> None:
+    with av.open(str(path)) as container:
+        video, audio = container.streams.video[0], container.streams.audio[0]
+        assert video.codec_context.name == "h264" and audio.codec_context.name == "aac"
+        assert video.duration is not None and video.time_base is not None
+        assert audio.duration is not None and audio.time_base is not None
+        video_s, audio_s = float(video.duration * video.time_base), float(audio.duration * audio.time_base)
+        assert video_s > 5 and abs(video_s - audio_s) <= 1 / 24 + 1e-6
+        frames = sum(1 for _ in container.decode(video=0))
+    assert frames == round(video_s * 24)
+
+
+@pytest.mark.slow
+def test_sigkill_while_voicing_then_resume(tmp_path: Path) -> None:
+    """Real: the installed `comic-narrator` command on the bundled sample page, killed with SIGKILL as soon as its
+    first clip exists, then the same command again. It must finish, keep every clip finished before the kill
+    (same file, same mtime), keep the cached page reading, and write an MP4 that decodes."""
+    out = tmp_path / "out.mp4"
+    command = [*_cli(), str(SAMPLE_PAGE), "-o", str(out), *FAST]
+    clips = tmp_path / "out.mp4.work" / "clips"
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    try:
+        while not (clips.is_dir() and _mtimes(clips)):
+            assert first.poll() is None, "the run ended before any clip was written"
+            assert time.monotonic() < deadline, "no clip within 240 s"
+            time.sleep(0.01)
+        os.kill(first.pid, signal.SIGKILL)
+    finally:
+        first.kill()
+        first.wait()
+    assert first.returncode == -signal.SIGKILL
+    assert not out.exists(), "the killed run got as far as the video: it was not killed mid-run"
+    finished = _mtimes(clips)
+    readings = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "out.mp4.work" / "readings").glob("*.json")}
+    assert finished and readings
+
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    after = _mtimes(clips)
+    assert {name: after[name] for name in finished} == finished, "finished clips were voiced again"
+    assert len(after) > len(finished), "the kill came after the last clip: nothing was left to resume"
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "out.mp4.work" / "readings").glob("*.json")} == readings
+    clip_list = json.loads((tmp_path / "out.mp4.work" / "clips.json").read_text(encoding="utf-8"))["clips"]
+    assert {Path(c["audio_file"]).name for c in clip_list} <= set(after)
+    _assert_valid_mp4(out)
 
 
 @pytest.mark.slow
