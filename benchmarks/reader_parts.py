@@ -49,7 +49,7 @@ def main() -> int:
     parts: dict[str, list[float]] = {"panels classical": [], "panels model": [], "ocr": []}
     with RapidOcrEngine() as ocr:
         for folder in sets:
-            for finder in ("model", "classical"):
+            for finder in ("auto", "model", "classical"):
                 summary = evaluate_folder(folder, ocr, VisionConfig(panels=finder))  # type: ignore[arg-type]
                 print(f"--panels {finder}: " + format_summary(summary).splitlines()[-1].strip())
             lang = "ja" if summary.cer_by_lang.get("ja") is not None else "en"

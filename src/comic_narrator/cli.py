@@ -105,9 +105,10 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--panels",
-        choices=["model", "classical"],
+        choices=["auto", "model", "classical"],
         default=VisionConfig.panels,
-        help="panel finder: model = the bundled panel segmenter (classical on strips); classical = OpenCV only",
+        help="panel finder: auto = the bundled segmenter on black-and-white pages, OpenCV on colour pages and "
+        "strips (default); model = the segmenter on every page-shaped page; classical = OpenCV only",
     )
     parser.add_argument("--llm-url", default=LlmConfig.base_url, help="the LLM server's /v1 base URL")
     parser.add_argument("--llm-model", help="model name (default: the first one the server lists)")

@@ -39,9 +39,11 @@ class VisionConfig:
     """Book language; auto detects it from the OCR'd script (kana/kanji -> ja)."""
     min_ocr_score: float = 0.5
     """rapidocr lines below this recognition score are dropped."""
-    panels: Literal["model", "classical"] = "model"
+    panels: Literal["auto", "model", "classical"] = "auto"
     """Panel finder (enters the reading cache key): 'model' is the shipped U-Net segmenter on page-shaped pages
-    (strips and webtoon slices still go to the classical detector); 'classical' is the OpenCV detector alone."""
+    (strips and webtoon slices still go to the classical detector); 'classical' is the OpenCV detector alone;
+    'auto' is the model on black-and-white pages and the classical detector on colour pages, where it measured
+    as well or better."""
 
 
 @dataclass(frozen=True)

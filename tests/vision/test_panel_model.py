@@ -133,3 +133,14 @@ def test_two_page_manga_spread_reads_the_right_page_first(ocr: RapidOcrEngine) -
     found = [p.bbox for p in reading.panels]
     assert len(found) == len(expected) == 8
     assert all(iou(f, e) >= 0.5 for f, e in zip(found, expected, strict=True)), (found, expected)  # type: ignore[arg-type]
+
+
+def test_auto_routes_colour_pages_to_the_classical_detector() -> None:
+    from comic_narrator.vision.panel_model import is_colour_page
+    from tests.conftest import SAMPLE_PAGE
+
+    painted = np.asarray(Image.open(SAMPLE_PAGE).convert("RGB"))
+    assert is_colour_page(painted)
+    assert not any(is_colour_page(rgb) for _name, rgb in _sample_pages())
+    # Greyscale stays greyscale in any mode: the same painted page without its colour is black-and-white.
+    assert not is_colour_page(np.asarray(Image.open(SAMPLE_PAGE).convert("L").convert("RGB")))

@@ -270,7 +270,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--layout", choices=["auto", "manga", "western", "webtoon"], default="auto")
     parser.add_argument("--lang", choices=["auto", "en", "ja"], default="auto")
-    parser.add_argument("--panels", choices=["model", "classical"], default=VisionConfig.panels)
+    parser.add_argument("--panels", choices=["auto", "model", "classical"], default=VisionConfig.panels)
     args = parser.parse_args(argv)
     from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 

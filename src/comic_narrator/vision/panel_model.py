@@ -58,6 +58,17 @@ def suits_model(width_px: int, height_px: int) -> bool:
     return 0.5 <= width_px / max(height_px, 1) <= 1.6
 
 
+def is_colour_page(image_rgb: npt.NDArray[np.uint8]) -> bool:
+    """Printed or painted in colour (at least 15 % of the pixels clearly coloured): black-and-white manga and
+    greyscale scans score 0, Pepper&Carrot and golden-age colour pages 0.46-0.73. The learned finder is the
+    default on black-and-white pages only; on colour pages the classical detector measured as well or better
+    (training/panels/README.md)."""
+    step = max(1, max(image_rgb.shape[:2]) // 400)
+    small = np.ascontiguousarray(image_rgb[::step, ::step])
+    hsv = cv2.cvtColor(small, cv2.COLOR_RGB2HSV)
+    return float(np.mean((hsv[..., 1] > 60) & (hsv[..., 2] > 50))) >= 0.15
+
+
 def panel_probability(grey: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], float] | None:
     """Per-pixel probability of being inside a panel, on the letterboxed model grid, and the page's scale on it."""
     session = _session()

@@ -28,7 +28,7 @@ from comic_narrator.vision.lettering import (
 from comic_narrator.vision.mute_balloons import CropRecognizer, mute_balloons
 from comic_narrator.vision.order import reading_order, spread_aware_order
 from comic_narrator.vision.page_kind import classify_page, is_blank
-from comic_narrator.vision.panel_model import detect_panels_learned, suits_model
+from comic_narrator.vision.panel_model import detect_panels_learned, is_colour_page, suits_model
 from comic_narrator.vision.panels import (
     PageBackground,
     PanelParams,
@@ -117,7 +117,8 @@ def _find_panels(
 ) -> list[BBox]:
     """The learned segmenter where it applies and is installed, else the classical detector."""
     height_px, width_px = gray.shape
-    if config.panels == "model" and suits_model(width_px, height_px):
+    wanted = config.panels == "model" or (config.panels == "auto" and not is_colour_page(image_rgb))
+    if wanted and suits_model(width_px, height_px):
         learned = detect_panels_learned(gray, detect_panels(image_rgb, params, background))
         if learned is not None:
             return learned
