@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import struct
+import subprocess
+import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pypdf
 import pytest
 from PIL import Image
 
@@ -26,10 +31,16 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
     return code, err
 
 
-def _expect_error(path: Path, fragment: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> str:
+def _expect_error(
+    path: Path,
+    fragment: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    run: Callable[[list[str], pytest.CaptureFixture[str]], tuple[int, str]] = _run,
+) -> str:
     out = tmp_path / "out.mp4"
     out.write_bytes(b"an earlier video that must survive")
-    code, err = _run([str(path), "-o", str(out), "-q"], capsys)
+    code, err = run([str(path), "-o", str(out), "-q"], capsys)
     assert code != 0
     lines = err.splitlines()
     assert len(lines) == 1, err
@@ -65,7 +76,6 @@ def test_mislabelled_pdf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_pdf_without_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pypdf = pytest.importorskip("pypdf")
     path = tmp_path / "nopages.pdf"
     with path.open("wb") as handle:
         pypdf.PdfWriter().write(handle)
@@ -73,7 +83,6 @@ def test_pdf_without_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_encrypted_pdf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pypdf = pytest.importorskip("pypdf")
     plain = tmp_path / "plain.pdf"
     Image.open(SAMPLE_PAGE).convert("RGB").save(plain, format="PDF")
     writer = pypdf.PdfWriter(clone_from=str(plain))
@@ -220,11 +229,34 @@ def test_rar_and_7z_are_refused_by_name(
     _expect_error(path, f"{kind} comics are not supported: repack as CBZ", capsys, tmp_path)
 
 
+DROP_FILE_CAPABILITIES = ["--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
+"""setpriv options that take from root the capabilities that let it read any file whatever its permissions."""
+
+
+def _run_without_file_capabilities(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """The real CLI in a child process that, even as root, obeys file permissions (setpriv drops CAP_DAC_*)."""
+    setpriv = shutil.which("setpriv")
+    code = "import sys; from comic_narrator.cli import main; sys.exit(main(sys.argv[1:]))"
+    prefix = [setpriv, *DROP_FILE_CAPABILITIES] if setpriv and os.geteuid() == 0 else []
+    done = subprocess.run([*prefix, sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stderr.strip()
+
+
+def _unreadable_to_the_cli(path: Path) -> bool:
+    if not os.access(path, os.R_OK):
+        return True  # not root: permissions already apply
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return False
+    probe = subprocess.run([setpriv, *DROP_FILE_CAPABILITIES, "test", "-r", str(path)], capture_output=True)
+    return probe.returncode == 1  # 1: unreadable; anything else (setpriv refused) leaves root able to read it
+
+
 @pytest.mark.parametrize("name", ["book.pdf", "book.cbz", "page.png", "folder/p1.png"])
 def test_unreadable_file(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Real CLI on a real file with permission 000 (for the last case a page of a folder given as the input). Root
-    reads any file, so the test is skipped when the file stays readable (run it without root's file capabilities:
-    `setpriv --inh-caps=-all --bounding-set=-dac_override,-dac_read_search pytest ...`)."""
+    reads any file, so as root the CLI runs in a child process without root's file capabilities (util-linux
+    setpriv); the test is skipped only where that cannot be arranged."""
     path = tmp_path / name
     path.parent.mkdir(exist_ok=True)
     Image.open(SAMPLE_PAGE).convert("RGB").save(tmp_path / "page.png")
@@ -237,10 +269,10 @@ def test_unreadable_file(name: str, tmp_path: Path, capsys: pytest.CaptureFixtur
         Image.open(SAMPLE_PAGE).convert("RGB").save(path)
     path.chmod(0)
     try:
-        if os.access(path, os.R_OK):
-            pytest.skip("running as a user who reads files with permission 000 (root)")
+        if not _unreadable_to_the_cli(path):
+            pytest.skip("this user reads files with permission 000 and setpriv cannot drop that (root without it)")
         given = path.parent if name.startswith("folder/") else path
-        line = _expect_error(given, "cannot read (Permission denied)", capsys, tmp_path)
+        line = _expect_error(given, "cannot read (Permission denied)", capsys, tmp_path, _run_without_file_capabilities)
         assert str(path) in line
     finally:
         path.chmod(0o644)
