@@ -25,6 +25,8 @@ class ChatState:
         """How long a request may wait for a second one to arrive before it is answered (0: answer at once). A
         client that sends pages concurrently has its second page in flight well within it; a serial one does not."""
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str | None] = []
+        """Each request's Authorization header (None when absent), GET and POST alike."""
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -67,6 +69,7 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(payload)
 
         def do_GET(self) -> None:
+            state.authorizations.append(self.headers.get("Authorization"))
             if self.path == "/health":  # vLLM's liveness endpoint, which `gpu up` and --stack check
                 self._send(200, b"")
             elif self.path == "/v1/models":
@@ -78,6 +81,7 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.authorizations.append(self.headers.get("Authorization"))
             with state.arrived:
                 state.requests.append(body)
                 state.in_flight += 1

@@ -84,6 +84,25 @@ def test_pages_are_sent_concurrently_within_the_bound(tmp_path: Path, capsys: py
         assert 2 <= state.max_in_flight <= LlmConfig.concurrency
 
 
+def test_the_api_key_variable_reaches_the_server_as_a_bearer_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real: the HTTP client and the CLI's configuration. Stand-in: the loopback chat server, which records each
+    request's Authorization header. The token must never be written into the work folder."""
+    token = "sk-test-8f3a1c"
+    monkeypatch.setenv("COMIC_NARRATOR_LLM_API_KEY", token)  # the name the README promises
+    work = tmp_path / "w"
+    with chat_server() as (url, state):
+        assert main(["read", str(SAMPLE_PAGE), "--vision", "llm", "--llm-url", url, "-q", "--work-dir", str(work)]) == 0
+    assert state.authorizations and set(state.authorizations) == {f"Bearer {token}"}
+    assert not [p for p in work.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
+    monkeypatch.delenv("COMIC_NARRATOR_LLM_API_KEY")
+    with chat_server() as (url, state):
+        client = OpenAIChatClient(LlmConfig(base_url=url))
+        client.resolve_model()
+    assert state.authorizations == [None]
+
+
 def test_server_down_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"http://127.0.0.1:{_free_port()}/v1"
     code = main(["read", str(SAMPLE_PAGE), "--vision", "llm", "--llm-url", url, "-q", "--work-dir", str(tmp_path)])
