@@ -153,8 +153,8 @@ class ScriptLine(Artifact):
     """One utterance in book order. Editing ``text``, ``speaker`` or ``emotion`` re-voices only this line."""
 
     id: str = Field(description="stable id, e.g. 'p001-t03'")
-    page: int
-    panel: int = Field(description="-1 for a line over the whole page (establishing shot)")
+    page: int = Field(description="the reading's page number, counted from 0 (the id's p001 counts from 1)")
+    panel: int = Field(description="-1 for a line over the whole page (establishing shot), else from 0")
     speaker: str = Field(description="'narrator' or a character id present in the cast")
     kind: SpokenKind
     text: str

@@ -99,13 +99,28 @@ def load_reading_file(path: Path, book: Book) -> BookReading:
     return reading
 
 
+def load_script_file(path: Path, reading: BookReading) -> Script:
+    """An edited script; a line placed on a page or panel the reading lacks would be voiced but never heard (the
+    timeline has no shot for it), so it is refused, naming the line."""
+    script = read_artifact(path, Script)
+    places = {(page.page, panel) for page in reading.pages for panel in range(-1, len(page.panels))}
+    for index, line in enumerate(script.lines):
+        if (line.page, line.panel) not in places:
+            pages = ", ".join(f"{page.page} (panels -1..{len(page.panels) - 1})" for page in reading.pages)
+            raise ArtifactError(
+                f"lines.{index}: page {line.page}, panel {line.panel} is not in the reading; its pages are {pages}",
+                path=path,
+            )
+    return script
+
+
 def script_stage(reading: BookReading, run: RunConfig, progress: Progress) -> Script:
     """Stage 4: the script. A script.json the user edited in the work folder wins over a regenerated one."""
     from comic_narrator.script.writer import write_script
 
     if run.script_file is not None:
         progress.note(f"[script] using {run.script_file}")
-        return read_artifact(run.script_file, Script)
+        return load_script_file(run.script_file, reading)
     script_file, key_file = run.work_dir / "script.json", run.work_dir / "script.key"
     inputs_key = text_sha256("script", reading.model_dump_json(), json.dumps(asdict(run.voice), default=str))
     if script_file.exists() and key_file.exists():
@@ -113,7 +128,7 @@ def script_stage(reading: BookReading, run: RunConfig, progress: Progress) -> Sc
         written_sha = stored[1] if len(stored) == 2 else ""
         if file_sha256(script_file) != written_sha:
             progress.note(f"[script] {script_file} was edited: using it as it is")
-            return read_artifact(script_file, Script)
+            return load_script_file(script_file, reading)
         if stored[0] == inputs_key:
             return read_artifact(script_file, Script)
     script = write_script(reading, run.voice)
