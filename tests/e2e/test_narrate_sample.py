@@ -63,17 +63,26 @@ def test_streams_are_h264_and_aac_with_equal_durations(narrated: Path) -> None:
     assert streams["video"][1] > 10  # a real page of dialogue, not a stub
 
 
+AAC_FRAME_SAMPLES = 1024
+
+
 def decoded_av(path: Path) -> tuple[npt.NDArray[np.float64], int, int, float]:
-    """The MP4 decoded back with PyAV: audio samples (frames x channels), sample rate, video frames, frame rate."""
+    """The MP4 decoded back with PyAV: audio samples (frames x channels) cut to the length the container declares
+    (the decoder hands out the last AAC frame whole, padding included), its sample rate, the number of decoded
+    video frames and the frame rate. Checks on the way that the decoded audio covers the declared length and
+    runs past it by less than one AAC frame."""
     with av.open(str(path)) as container:
         stream = container.streams.audio[0]
         rate_hz = stream.codec_context.sample_rate
+        assert stream.duration is not None and stream.time_base is not None
+        declared = round(float(stream.duration * stream.time_base) * rate_hz)
         audio = np.concatenate([f.to_ndarray() for f in container.decode(stream)], axis=1).T.astype(np.float64)
+    assert 0 <= len(audio) - declared < AAC_FRAME_SAMPLES
     with av.open(str(path)) as container:
         video = container.streams.video[0]
         fps = float(video.average_rate or 0)
         frames = sum(1 for _ in container.decode(video))
-    return audio, rate_hz, frames, fps
+    return audio[:declared], rate_hz, frames, fps
 
 
 def test_decoded_mp4_meets_the_loudness_target_and_stays_in_sync(narrated: Path) -> None:
@@ -83,8 +92,7 @@ def test_decoded_mp4_meets_the_loudness_target_and_stays_in_sync(narrated: Path)
     assert audio.shape[1] == 2 and fps == 30
     loudness = pyloudnorm.Meter(rate_hz).integrated_loudness(audio)
     assert abs(loudness - AudioConfig.target_lufs) <= 0.5, f"{loudness:.2f} LUFS, target {AudioConfig.target_lufs}"
-    # A/V sync: the decoded audio lasts as long as the decoded pictures, within one frame (AAC's priming samples
-    # are trimmed by the decoder; what is left over is the last, padded AAC frame).
+    # A/V sync: the audio lasts as long as the decoded pictures, within one frame.
     assert abs(len(audio) / rate_hz - frames / fps) <= 1 / fps
 
 
