@@ -192,8 +192,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     from comic_narrator.audio.voicebank import open_voice_bank
     from comic_narrator.script.casting import cast_characters
     from comic_narrator.video.camera import plan_camera
-    from comic_narrator.video.encode import encode_mp4
-    from comic_narrator.video.render import iter_frames, prefetch
+    from comic_narrator.video.render import render_video
 
     work = config.work_dir
     work.mkdir(parents=True, exist_ok=True)
@@ -252,13 +251,10 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     if _output_is_current(work / "render.key", render_key, config.output_path):
         progress.note(f"[render] {config.output_path} is up to date")
     else:
-        encode_mp4(
-            config.output_path,
-            prefetch(iter_frames(plan, book, work, config.render, progress)),
-            track,
-            timing.sample_rate_hz,
-            config.render,
+        report = render_video(
+            plan, book, work, config.render, track, timing.sample_rate_hz, config.output_path, progress
         )
+        progress.note(f"[render] {report.rendered} of {report.segments} segment(s) rendered, the rest reused")
         atomic_write_text(work / "render.key", f"{render_key} {_output_stamp(config.output_path)}")
     atomic_write_text(srt_path, subtitles)
     lap("render")

@@ -10,6 +10,7 @@ import pytest
 from comic_narrator.artifacts import BookReading, PageReading, Panel, ShotTiming, Timing
 from comic_narrator.config import RenderConfig
 from comic_narrator.video.camera import fit_aspect, focus_at, plan_camera, rect_at
+from comic_narrator.video.color import rgb_to_i420, ycbcr_of
 from comic_narrator.video.frames import PagePyramid, dim_outside
 
 
@@ -76,9 +77,12 @@ def test_render_is_sub_pixel_and_dims_outside_the_focus() -> None:
     page = np.zeros((200, 200, 3), dtype=np.uint8)
     page[:, 100:] = 255
     pyramid = PagePyramid(page)
-    a = pyramid.render((0.0, 0.0, 200.0, 112.5), 320, 180, (0, 0, 0)).astype(int)
-    b = pyramid.render((0.5, 0.0, 200.0, 112.5), 320, 180, (0, 0, 0)).astype(int)
-    assert 0 < np.abs(a - b).sum() < 320 * 180 * 255 * 3 * 0.05, "half a page pixel moves the edge, a little"
-    frame = np.full((180, 320, 3), 200, dtype=np.uint8)
-    dimmed = dim_outside(frame, (0.0, 0.0, 320.0, 180.0), (100.0, 50.0, 100.0, 50.0), 1.0)
-    assert dimmed[75, 150, 0] == 200 and dimmed[10, 10, 0] == 90
+    fill = ycbcr_of((0, 0, 0))
+    a = pyramid.render((0.0, 0.0, 200.0, 112.5), 320, 180, fill)[:180].astype(int)
+    b = pyramid.render((0.5, 0.0, 200.0, 112.5), 320, 180, fill)[:180].astype(int)
+    assert 0 < np.abs(a - b).sum() < 320 * 180 * 255 * 0.05, "half a page pixel moves the edge, a little"
+    frame = rgb_to_i420(np.full((180, 320, 3), 200, dtype=np.uint8))
+    dim_outside(frame, 320, 180, (0.0, 0.0, 320.0, 180.0), (100.0, 50.0, 100.0, 50.0), 1.0)
+    # RGB 200 is Y 188; dimmed to 45 % it is RGB 90, Y 93 (Y - 16 scales with R, G and B).
+    assert frame[75, 150] == 188 and frame[10, 10] == 93
+    assert frame[180 + 5, 10] == 128, "grey stays grey when dimmed"

@@ -1,4 +1,9 @@
-"""Encoding and muxing with PyAV: H.264 (libx264) video + AAC audio into one MP4, written atomically."""
+"""H.264 encoding with PyAV: the one set of libx264 settings every segment shares, and writing one segment file.
+
+Segments are joined without re-encoding (video/mux.py), which needs every segment to carry the same SPS/PPS: the
+settings below are the only ones used, and each segment is its own encode, so it starts on an IDR frame and no
+frame refers across a join (closed GOPs).
+"""
 
 from __future__ import annotations
 
@@ -11,51 +16,62 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.config import RenderConfig
-from comic_narrator.errors import EngineError
 from comic_narrator.video.color import rgb_to_i420
 from comic_narrator.video.frames import Frame
+from comic_narrator.video.mux import atomic_mp4, mux_segments
 from comic_narrator.workdir import atomic_temp_path
 
-AAC_FRAME_SAMPLES = 1024
+COLOUR_PARAMS = "colorprim=bt709:transfer=bt709:colormatrix=bt709:range=tv"
+"""BT.709 limited range, tagged in the stream, as video/color.py converts."""
+
+
+def x264_options(config: RenderConfig) -> dict[str, object]:
+    """libx264 options. One thread per encoder: segments are encoded in parallel processes instead, which also
+    spreads the frame warping; x264's own frame threads would only share the encoding."""
+    params = COLOUR_PARAMS + (f":{config.x264_params}" if config.x264_params else "")
+    options: dict[str, object] = {
+        "crf": str(config.crf),
+        "preset": config.preset,
+        "x264-params": params,
+        "threads": "1",
+    }
+    if config.tune:
+        options["tune"] = config.tune
+    return options
+
+
+def encode_segment(path: Path, frames: Iterable[Frame], fps: int, config: RenderConfig) -> int:
+    """Encode I420 frames into a video-only MP4 at ``path`` (atomically); returns how many frames it holds."""
+    count = 0
+    with atomic_mp4(path, "encoding") as container:
+        stream = container.add_stream("libx264", rate=fps)
+        stream.width = config.width_px
+        stream.height = config.height_px
+        stream.pix_fmt = "yuv420p"
+        stream.options = x264_options(config)
+        time_base = Fraction(1, fps)
+        for frame in frames:
+            # Zero-copy: libx264 copies the picture into its own buffers while encode() runs.
+            video_frame = av.VideoFrame.from_numpy_buffer(frame, format="yuv420p", width=config.width_px)
+            video_frame.pts = count
+            video_frame.time_base = time_base
+            container.mux(stream.encode(video_frame))
+            count += 1
+        container.mux(stream.encode(None))
+    return count
 
 
 def encode_mp4(
     output: Path,
-    frames: Iterable[Frame],
+    frames: Iterable[npt.NDArray[np.uint8]],
     audio: npt.NDArray[np.float32],
     sample_rate_hz: int,
     config: RenderConfig,
 ) -> None:
-    """Encode frames and the mono track; the file appears at ``output`` only once it is complete."""
-    tmp = atomic_temp_path(output)
+    """RGB frames and a mono track straight to one MP4 (one segment, then the same join the render uses)."""
+    segment = atomic_temp_path(output.with_name(output.name + ".video.mp4"))
     try:
-        with av.open(str(tmp), mode="w", format="mp4") as container:
-            video = container.add_stream("libx264", rate=config.fps)
-            video.width = config.width_px
-            video.height = config.height_px
-            video.pix_fmt = "yuv420p"
-            video.options = {
-                "crf": str(config.crf),
-                "preset": config.preset,
-                "x264-params": "colorprim=bt709:transfer=bt709:colormatrix=bt709:range=tv",
-            }
-            sound = container.add_stream("aac", rate=sample_rate_hz)
-            sound.layout = "stereo"
-            sound.time_base = Fraction(1, sample_rate_hz)
-            for image in frames:
-                frame = av.VideoFrame.from_ndarray(rgb_to_i420(image), format="yuv420p")
-                container.mux(video.encode(frame))
-            container.mux(video.encode(None))
-            stereo = np.ascontiguousarray(np.stack([audio, audio]).astype(np.float32))
-            for start in range(0, stereo.shape[1], AAC_FRAME_SAMPLES):
-                chunk = np.ascontiguousarray(stereo[:, start : start + AAC_FRAME_SAMPLES])
-                audio_frame = av.AudioFrame.from_ndarray(chunk, format="fltp", layout="stereo")
-                audio_frame.sample_rate = sample_rate_hz
-                audio_frame.pts = start
-                container.mux(sound.encode(audio_frame))
-            container.mux(sound.encode(None))
-        tmp.replace(output)
-    except (av.FFmpegError, OSError) as exc:
-        raise EngineError(f"encoding failed ({exc})", path=output) from exc
+        count = encode_segment(segment, (rgb_to_i420(image) for image in frames), config.fps, config)
+        mux_segments(output, [(segment, count)], config.fps, audio, sample_rate_hz)
     finally:
-        tmp.unlink(missing_ok=True)
+        segment.unlink(missing_ok=True)

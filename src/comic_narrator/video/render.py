@@ -1,71 +1,159 @@
-"""The render: walks the camera plan frame by frame over the stored pages and hands frames to the encoder."""
+"""The render: which segments the work folder lacks, rendering those in parallel processes, then the join.
+
+A resumed or re-run job re-renders only segments whose key has no file yet; every file is written atomically,
+so a run killed mid-render keeps the segments it finished.
+"""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import queue
-import threading
-from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
+from typing import Any, NamedTuple
+
+import cv2
+import numpy as np
+import numpy.typing as npt
 
 from comic_narrator.artifacts import Book, CameraPlan
 from comic_narrator.config import RenderConfig
-from comic_narrator.progress import SILENT, Progress
-from comic_narrator.video.camera import focus_at, rect_at
-from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
+from comic_narrator.progress import SILENT, Progress, StageProgress
+from comic_narrator.video.frames import PagePyramid
+from comic_narrator.video.mux import mux_segments
+from comic_narrator.video.segments import SEGMENT_DIR, Segment, plan_segments, render_segment
+
+POLL_S = 0.2
 
 
-def iter_frames(
-    plan: CameraPlan, book: Book, work_dir: Path, config: RenderConfig, progress: Progress = SILENT
-) -> Iterator[Frame]:
-    total = sum(shot.frames for shot in plan.shots)
-    stage = progress.stage("render", total)
-    files = {page.index: work_dir / page.image_file for page in book.pages}
-    current_page = -1
-    pyramid: PagePyramid | None = None
-    for index, shot in enumerate(plan.shots):
-        if shot.page != current_page or pyramid is None:
-            pyramid = PagePyramid.load(files[shot.page])
-            current_page = shot.page
-        for frame_in_shot in range(shot.frames):
-            rect = rect_at(plan, index, frame_in_shot)
-            frame = pyramid.render(rect, plan.width_px, plan.height_px, config.background_rgb)
-            focus, strength = focus_at(plan, index, frame_in_shot)
-            if focus is not None and config.dim_outside_panel:
-                frame = dim_outside(frame, rect, focus, strength)
-            yield frame
-        stage.advance(shot.frames, detail=f"page {shot.page + 1}")
+class RenderReport(NamedTuple):
+    """How many segments the video has, how many this run rendered (the rest were reused), its frames."""
+
+    segments: int
+    rendered: int
+    frames: int
 
 
-def prefetch(frames: Iterator[Frame], depth: int = 8) -> Iterator[Frame]:
-    """Render ahead on a second thread (OpenCV releases the GIL) while the encoder works on this one."""
-    buffer: queue.Queue[Frame | BaseException | None] = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            for frame in frames:
-                if stop.is_set():
-                    return
-                buffer.put(frame)
-        except BaseException as exc:  # handed to the consumer, which re-raises it on its own thread
-            buffer.put(exc)
-            return
-        buffer.put(None)
-
-    worker = threading.Thread(target=produce, name="frame-renderer", daemon=True)
-    worker.start()
+def worker_count(config: RenderConfig) -> int:
+    if config.jobs > 0:
+        return config.jobs
     try:
-        while True:
-            item = buffer.get()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        while worker.is_alive():
-            try:
-                buffer.get_nowait()
-            except queue.Empty:
-                worker.join(timeout=0.05)
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+# Worker-process state: the progress queue and the last page loaded (a worker often gets a page's next segment).
+_progress_queue: Any = None
+_pyramid: tuple[str, PagePyramid] | None = None
+
+
+def _init_worker(progress_queue: Any) -> None:
+    global _progress_queue
+    _progress_queue = progress_queue
+    cv2.setNumThreads(1)  # one process per core already
+
+
+def _pyramid_for(image: str) -> PagePyramid:
+    global _pyramid
+    if _pyramid is None or _pyramid[0] != image:
+        _pyramid = (image, PagePyramid.load(Path(image)))
+    return _pyramid[1]
+
+
+def _render_job(segment: Segment, image: str, output: str, config: RenderConfig) -> int:
+    def report(frames: int) -> None:
+        if _progress_queue is not None:
+            _progress_queue.put((frames, segment.page))
+
+    return render_segment(segment, _pyramid_for(image), Path(output), config, report)
+
+
+def _render_in_processes(
+    jobs: list[tuple[Segment, str, str]], workers: int, config: RenderConfig, stage: StageProgress
+) -> None:
+    context = multiprocessing.get_context("spawn")  # fork would copy the OCR and voice engines' threads
+    progress_queue = context.Queue()
+
+    def drain(wait_s: float) -> None:
+        try:
+            frames, page = progress_queue.get(timeout=wait_s) if wait_s else progress_queue.get_nowait()
+            stage.advance(frames, detail=f"page {page + 1}")
+            while True:
+                frames, page = progress_queue.get_nowait()
+                stage.advance(frames, detail=f"page {page + 1}")
+        except queue.Empty:
+            return
+
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(progress_queue,)) as pool:
+        pending: set[Future[int]] = {pool.submit(_render_job, seg, image, out, config) for seg, image, out in jobs}
+        while pending:
+            drain(POLL_S)
+            finished = {future for future in pending if future.done()}
+            for future in finished:
+                future.result()  # re-raises a worker's error here
+            pending -= finished
+    drain(0)
+
+
+def _advance(stage: StageProgress, detail: str, frames: int) -> None:
+    stage.advance(frames, detail)
+
+
+def _render_here(jobs: list[tuple[Segment, str, str]], config: RenderConfig, stage: StageProgress) -> None:
+    """One segment to do, or one core: no process to start."""
+    loaded: tuple[str, PagePyramid] | None = None
+    for segment, image, out in jobs:
+        if loaded is None or loaded[0] != image:
+            loaded = (image, PagePyramid.load(Path(image)))
+        render_segment(segment, loaded[1], Path(out), config, partial(_advance, stage, f"page {segment.page + 1}"))
+
+
+def _remove_leftovers(folder: Path, keep: set[str]) -> None:
+    """Segments of older keys and temp files of a killed run."""
+    for path in folder.glob("*.mp4"):
+        if path.name not in keep:
+            path.unlink(missing_ok=True)
+
+
+def render_video(
+    plan: CameraPlan,
+    book: Book,
+    work_dir: Path,
+    config: RenderConfig,
+    audio: npt.NDArray[np.float32],
+    sample_rate_hz: int,
+    output: Path,
+    progress: Progress = SILENT,
+) -> RenderReport:
+    """Render the segments the work folder lacks, then join all of them under the audio into ``output``."""
+    pages = {page.index: page for page in book.pages}
+    segments = plan_segments(plan, {index: page.sha256 for index, page in pages.items()}, config)
+    folder = work_dir / SEGMENT_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    names = {Path(segment.file_name).name for segment in segments}
+    for leftover in folder.glob(".*.part.mp4"):  # a killed run's half-written segment
+        leftover.unlink(missing_ok=True)
+    missing: dict[str, Segment] = {}
+    for segment in segments:
+        if not (work_dir / segment.file_name).exists():
+            missing.setdefault(segment.key, segment)
+    stage = progress.stage("render", sum(segment.frames for segment in segments))
+    reused = len(segments) - len(missing)
+    if reused:
+        stage.advance(sum(s.frames for s in segments if s.key not in missing), detail=f"{reused} segment(s) reused")
+    # Longest first, so the last segment to finish is a short one and no core waits long.
+    order = sorted(missing.values(), key=lambda segment: -segment.frames)
+    jobs = [(s, str(work_dir / pages[s.page].image_file), str(work_dir / s.file_name)) for s in order]
+    workers = min(worker_count(config), len(jobs))
+    if workers > 1:
+        _render_in_processes(jobs, workers, config, stage)
+    else:
+        _render_here(jobs, config, stage)
+    frames = mux_segments(
+        output, [(work_dir / s.file_name, s.frames) for s in segments], plan.fps, audio, sample_rate_hz
+    )
+    _remove_leftovers(folder, names)
+    return RenderReport(segments=len(segments), rendered=len(missing), frames=frames)

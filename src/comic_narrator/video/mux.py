@@ -1,0 +1,127 @@
+"""The final MP4: the cached video segments joined packet by packet (no re-encoding) and the book's audio encoded
+once as AAC beside them, written atomically.
+
+The audio is one encode for the whole book because every AAC stream starts with encoder priming: joining
+per-segment audio would put a gap or a click at each join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import numpy.typing as npt
+from av.audio.stream import AudioStream
+from av.video.stream import VideoStream
+
+from comic_narrator.errors import EngineError
+from comic_narrator.workdir import atomic_temp_path
+
+AAC_FRAME_SAMPLES = 1024
+
+
+@contextmanager
+def atomic_mp4(path: Path, action: str) -> Iterator[av.container.OutputContainer]:
+    """An MP4 container on a temp file that becomes ``path`` only once closed cleanly; PyAV and disk failures
+    become one EngineError naming ``path``."""
+    tmp = atomic_temp_path(path)
+    try:
+        with av.open(str(tmp), mode="w", format="mp4") as container:
+            yield container
+        tmp.replace(path)
+    except (av.FFmpegError, OSError) as exc:
+        raise EngineError(f"{action} failed ({exc})", path=path) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _aac_packets(
+    stream: av.AudioStream, audio: npt.NDArray[np.float32], sample_rate_hz: int
+) -> Iterator[av.Packet[AudioStream]]:
+    """The mono track on both channels, encoded chunk by chunk (never a stereo copy of the whole book)."""
+    for start in range(0, len(audio), AAC_FRAME_SAMPLES):
+        chunk = audio[start : start + AAC_FRAME_SAMPLES].astype(np.float32)
+        frame = av.AudioFrame.from_ndarray(
+            np.ascontiguousarray(np.stack([chunk, chunk])), format="fltp", layout="stereo"
+        )
+        frame.sample_rate = sample_rate_hz
+        frame.pts = start
+        frame.time_base = Fraction(1, sample_rate_hz)
+        yield from stream.encode(frame)
+    yield from stream.encode(None)
+
+
+def _seconds(packet: av.Packet[AudioStream]) -> float:
+    stamp = packet.dts if packet.dts is not None else packet.pts
+    if stamp is None or packet.time_base is None:
+        return 0.0
+    return float(stamp * packet.time_base)
+
+
+def _segment_packets(path: Path, fps: int, expected_frames: int) -> tuple[bytes, list[av.Packet[VideoStream]]]:
+    """One segment's extradata (SPS/PPS) and its packets with pts/dts in frames from the segment's start."""
+    with av.open(str(path)) as source:
+        stream = source.streams.video[0]
+        extradata = bytes(stream.codec_context.extradata or b"")
+        time_base = stream.time_base
+        assert time_base is not None
+        packets = [packet for packet in source.demux(stream) if packet.size > 0]
+    if len(packets) != expected_frames:
+        raise EngineError(
+            f"holds {len(packets)} frame(s), {expected_frames} expected; delete it to re-render", path=path
+        )
+    pts = [round((packet.pts or 0) * time_base * fps) for packet in packets]
+    shift = -min(pts)
+    for packet, frame_pts in zip(packets, pts, strict=True):
+        dts = packet.dts if packet.dts is not None else packet.pts or 0
+        packet.pts = frame_pts + shift
+        packet.dts = round(dts * time_base * fps) + shift
+    return extradata, packets
+
+
+def mux_segments(
+    output: Path,
+    segments: Sequence[tuple[Path, int]],
+    fps: int,
+    audio: npt.NDArray[np.float32],
+    sample_rate_hz: int,
+) -> int:
+    """Join ``(segment file, frames)`` in order under one AAC track; returns the frames written. Segments must
+    share their encoder settings (one SPS/PPS); a segment that does not is named in the error."""
+    if not segments:
+        raise EngineError("no video segments to join", path=output)
+    frame_time_base = Fraction(1, fps)
+    offset_frames = 0
+    with av.open(str(segments[0][0])) as first, atomic_mp4(output, "muxing") as container:
+        template = first.streams.video[0]
+        first_extradata = bytes(template.codec_context.extradata or b"")
+        video = container.add_stream_from_template(template)
+        sound = container.add_stream("aac", rate=sample_rate_hz)
+        sound.layout = "stereo"
+        sound.time_base = Fraction(1, sample_rate_hz)
+        audio_packets = _aac_packets(sound, audio, sample_rate_hz)
+        pending = next(audio_packets, None)
+        for path, frames in segments:
+            extradata, packets = _segment_packets(path, fps, frames)
+            if extradata != first_extradata:
+                raise EngineError("was encoded with other settings than the first segment", path=path)
+            for packet in packets:
+                packet.pts = (packet.pts or 0) + offset_frames
+                packet.dts = (packet.dts or 0) + offset_frames
+                packet.duration = 1
+                packet.time_base = frame_time_base
+                packet.stream = video
+                # Interleave: audio up to this video packet's time goes first.
+                while pending is not None and _seconds(pending) <= float(packet.dts * frame_time_base):
+                    container.mux(pending)
+                    pending = next(audio_packets, None)
+                container.mux(packet)
+            offset_frames += frames
+        while pending is not None:
+            container.mux(pending)
+            pending = next(audio_packets, None)
+    return offset_frames

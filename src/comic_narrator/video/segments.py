@@ -1,0 +1,151 @@
+"""Video segments: the camera plan cut into runs of shots of one page, each keyed by what its pixels depend on,
+and the rendering of one segment into its own MP4 in the work folder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+
+from comic_narrator.artifacts import CameraPlan, Shot
+from comic_narrator.config import RenderConfig
+from comic_narrator.video.camera import focus_at, rect_at
+from comic_narrator.video.color import ycbcr_of
+from comic_narrator.video.encode import encode_segment
+from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
+from comic_narrator.workdir import text_sha256
+
+RENDERER_VERSION = 1
+"""Bump when the pixels or the encoding change for the same inputs: every cached segment is then re-rendered."""
+
+SEGMENT_DIR = "segments"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Consecutive shots of one page. ``plan`` holds them, preceded by the page's previous shot when there is one
+    (the first shot glides from where that one ended); ``first`` is the index of the first shot to render."""
+
+    page: int
+    plan: CameraPlan
+    first: int
+    key: str
+
+    @property
+    def frames(self) -> int:
+        return sum(shot.frames for shot in self.plan.shots[self.first :])
+
+    @property
+    def file_name(self) -> str:
+        return f"{SEGMENT_DIR}/page-{self.page + 1:04d}-{self.key[:20]}.mp4"
+
+
+def _shot_key(shot: Shot) -> str:
+    """A shot without its position in the book: a page earlier in the book growing longer changes nothing here."""
+    return json.dumps([shot.page, shot.panel, shot.frames, shot.rect_from, shot.rect_to, shot.focus])
+
+
+def segment_key(page_sha256: str, plan: CameraPlan, first: int, config: RenderConfig) -> str:
+    """What a segment's pixels and bits depend on: the page image, its shots (and the one it glides from), the
+    output size and rate, the encoder and its settings, the look. Not the worker count."""
+    return text_sha256(
+        "segment",
+        str(RENDERER_VERSION),
+        str(plan.schema_version),
+        av.__version__,  # the wheel's FFmpeg and libx264: another build may write other SPS/PPS
+        page_sha256,
+        f"{plan.width_px}x{plan.height_px}@{plan.fps}",
+        str(first),
+        *(_shot_key(shot) for shot in plan.shots),
+        json.dumps(
+            [
+                config.crf,
+                config.preset,
+                config.x264_params,
+                config.tune,
+                config.dim_outside_panel,
+                config.background_rgb,
+            ]
+        ),
+    )
+
+
+def plan_segments(plan: CameraPlan, page_sha256: dict[int, str], config: RenderConfig) -> list[Segment]:
+    """Cut at every page change, and inside a page at the end of a shot once the segment holds ``segment_s``
+    and at least half that much of the page is left (no short tail segment of one last shot)."""
+    limit_frames = max(1, round(config.segment_s * plan.fps))
+    left_on_page = [0] * len(plan.shots)  # frames of the same page after each shot
+    for index in range(len(plan.shots) - 2, -1, -1):
+        after = plan.shots[index + 1]
+        if after.page == plan.shots[index].page:
+            left_on_page[index] = left_on_page[index + 1] + after.frames
+    runs: list[list[int]] = []
+    for index, shot in enumerate(plan.shots):
+        if shot.frames <= 0:
+            continue
+        current = runs[-1] if runs else None
+        if (
+            current is None
+            or plan.shots[current[-1]].page != shot.page
+            or current[-1] != index - 1
+            or (
+                sum(plan.shots[i].frames for i in current) >= limit_frames
+                and left_on_page[current[-1]] >= limit_frames / 2
+            )
+        ):
+            runs.append([index])
+        else:
+            current.append(index)
+    segments = []
+    for run in runs:
+        start = run[0]
+        previous = plan.shots[start - 1] if start > 0 else None
+        context = [previous] if previous is not None and previous.page == plan.shots[start].page else []
+        shots = context + [plan.shots[i] for i in run]
+        sub_plan = CameraPlan(width_px=plan.width_px, height_px=plan.height_px, fps=plan.fps, shots=shots)
+        page = plan.shots[start].page
+        key = segment_key(page_sha256[page], sub_plan, len(context), config)
+        segments.append(Segment(page=page, plan=sub_plan, first=len(context), key=key))
+    return segments
+
+
+def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderConfig) -> Iterator[Frame]:
+    """The segment's frames, exactly as the whole plan would give them (the camera maths only looks one shot
+    back, and that shot is in the sub-plan)."""
+    plan = segment.plan
+    fill = ycbcr_of(config.background_rgb)
+    for index in range(segment.first, len(plan.shots)):
+        for frame_in_shot in range(plan.shots[index].frames):
+            rect = rect_at(plan, index, frame_in_shot)
+            frame = pyramid.render(rect, plan.width_px, plan.height_px, fill)
+            focus, strength = focus_at(plan, index, frame_in_shot)
+            if focus is not None and config.dim_outside_panel:
+                dim_outside(frame, plan.width_px, plan.height_px, rect, focus, strength)
+            yield frame
+
+
+def render_segment(
+    segment: Segment,
+    pyramid: PagePyramid,
+    output: Path,
+    config: RenderConfig,
+    on_frames: Callable[[int], None] | None = None,
+    report_every: int = 15,
+) -> int:
+    """Render and encode one segment to ``output`` (written atomically); ``on_frames`` hears of progress."""
+
+    def counted() -> Iterator[Frame]:
+        pending = 0
+        for frame in iter_segment_frames(segment, pyramid, config):
+            yield frame
+            pending += 1
+            if on_frames is not None and pending >= report_every:
+                on_frames(pending)
+                pending = 0
+        if on_frames is not None and pending:
+            on_frames(pending)
+
+    return encode_segment(output, counted(), segment.plan.fps, config)
