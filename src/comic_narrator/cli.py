@@ -118,6 +118,11 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         help="where artifacts are kept (default: OUTPUT.work/ when narrating; the user cache folder for read/inspect)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    parser.add_argument(
+        "--json-progress",
+        action="store_true",
+        help="progress and the final summary as JSON lines on stderr, for scripts",
+    )
 
 
 def _narrate_parser() -> argparse.ArgumentParser:
@@ -287,15 +292,32 @@ def narrate_main(argv: Sequence[str]) -> int:
     config = run_config_from_args(args)
 
     def action() -> int:
+        import time
+
         ensure_writable_output(config.output_path)
-        progress = Progress(quiet=args.quiet)
+        progress = Progress(quiet=args.quiet, as_json=args.json_progress)
+        started_s = time.monotonic()
         result = pipeline.run(config, progress)
+        wall_s = time.monotonic() - started_s
         for failure in result.failures:
             print(f"warning: {failure}", file=sys.stderr)
+        progress.event(
+            {
+                "event": "summary", "pages": result.pages, "video_s": round(result.duration_s, 2),
+                "wall_s": round(wall_s, 2), "failures": result.failures, "work_dir": str(result.work_dir),
+                "output": None if result.output is None else str(result.output),
+                "reading": None if result.reading_file is None else str(result.reading_file),
+            }
+        )
         if config.vision_only:
             print(f"reading written to {result.reading_file}")
         else:
-            print(f"wrote {result.output} ({result.duration_s:.1f} s), {result.subtitles}; work: {result.work_dir}")
+            ratio = f", {wall_s / result.duration_s:.2f}x real time" if result.duration_s > 0 else ""
+            print(
+                f"wrote {result.output} ({result.duration_s:.1f} s of video from {result.pages} page(s) in "
+                f"{wall_s:.1f} s{ratio}; {len(result.failures)} failure(s)), {result.subtitles}; "
+                f"work: {result.work_dir}"
+            )
         return 0
 
     log_path = _setup_log(config.work_dir if config.output_path.parent.exists() else None)
@@ -318,7 +340,7 @@ def read_main(argv: Sequence[str]) -> int:
     work_dir = args.work_dir or _reader_work_dir(args.input)
 
     def action() -> int:
-        progress = Progress(quiet=args.quiet or args.json)
+        progress = Progress(quiet=args.quiet or args.json, as_json=args.json_progress)
         book = pipeline.load_or_ingest(args.input, _ingest_config(args), work_dir, progress)
         reading, failures = read_pages(book, _vision_config(args), work_dir, progress, _llm_config(args))
         for failure in failures:
@@ -351,7 +373,7 @@ def inspect_main(argv: Sequence[str]) -> int:
         from comic_narrator.vision.overlay import draw_overlay
         from comic_narrator.workdir import atomic_write_bytes
 
-        progress = Progress(quiet=args.quiet)
+        progress = Progress(quiet=args.quiet, as_json=args.json_progress)
         book = pipeline.load_or_ingest(args.input, _ingest_config(args), work_dir, progress)
         reading, _ = read_pages(book, _vision_config(args), work_dir, progress, _llm_config(args))
         for page, page_reading in zip(book.pages, reading.pages, strict=True):

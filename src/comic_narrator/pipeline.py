@@ -40,6 +40,7 @@ class RunResult:
     subtitles: Path | None = None
     reading_file: Path | None = None
     duration_s: float = 0.0
+    pages: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
 
@@ -207,6 +208,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
 
     config, turns = _attach_stack(config, progress)
     book = load_or_ingest(config.input_path, config.ingest, work, progress)
+    result.pages = len(book.pages)
     lap("ingest")
     if config.reading_file is not None:
         reading = load_reading_file(config.reading_file, book)

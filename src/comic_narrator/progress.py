@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
@@ -11,8 +12,11 @@ from typing import TextIO
 class StageProgress:
     """Counts finished items of one stage and prints a line per step (throttled) with an ETA."""
 
-    def __init__(self, name: str, total: int, stream: TextIO | None, min_interval_s: float = 0.5) -> None:
+    def __init__(
+        self, name: str, total: int, stream: TextIO | None, min_interval_s: float = 0.5, as_json: bool = False
+    ) -> None:
         self.name = name
+        self._as_json = as_json
         self.total = max(total, 0)
         self.done = 0
         self._stream = stream
@@ -40,8 +44,14 @@ class StageProgress:
         if self._stream is None:
             return
         eta = self.eta_s()
-        eta_text = f" ETA {eta:4.0f}s" if eta is not None and self.done < self.total else ""
         elapsed = time.monotonic() - self._started_s
+        if self._as_json:
+            event = {"event": "progress", "stage": self.name, "done": self.done, "total": self.total}
+            event |= {"elapsed_s": round(elapsed, 2), "eta_s": None if eta is None else round(eta, 1)}
+            self._stream.write(json.dumps(event | {"detail": detail}, ensure_ascii=False) + "\n")
+            self._stream.flush()
+            return
+        eta_text = f" ETA {eta:4.0f}s" if eta is not None and self.done < self.total else ""
         suffix = f"  {detail}" if detail else ""
         self._stream.write(f"[{self.name}] {self.done}/{self.total} ({elapsed:.1f}s{eta_text}){suffix}\n")
         self._stream.flush()
@@ -54,17 +64,27 @@ class StageProgress:
 
 
 class Progress:
-    """Hands out one StageProgress per stage; ``quiet`` silences everything."""
+    """Hands out one StageProgress per stage; ``quiet`` silences everything; ``as_json`` writes one JSON object
+    a line (``{"event": "progress", "stage", "done", "total", "elapsed_s", "eta_s", "detail"}``, notes as
+    ``{"event": "note", "message"}``) for scripts that follow a run."""
 
-    def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False, as_json: bool = False) -> None:
         self._stream = None if quiet else (stream if stream is not None else sys.stderr)
+        self.as_json = as_json
 
     def stage(self, name: str, total: int) -> StageProgress:
-        return StageProgress(name, total, self._stream)
+        return StageProgress(name, total, self._stream, as_json=self.as_json)
 
     def note(self, message: str) -> None:
         if self._stream is not None:
-            self._stream.write(message + "\n")
+            line = json.dumps({"event": "note", "message": message}, ensure_ascii=False) if self.as_json else message
+            self._stream.write(line + "\n")
+            self._stream.flush()
+
+    def event(self, payload: dict[str, object]) -> None:
+        """A structured event (the run's summary): JSON with ``as_json``, else nothing (the CLI prints prose)."""
+        if self._stream is not None and self.as_json:
+            self._stream.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
             self._stream.flush()
 
 

@@ -1,0 +1,46 @@
+"""--json-progress: every progress line is one JSON object, and the run ends with a summary event (real reader on
+the bundled sample page; the narration's own summary fields are checked on the reading pass, which is quick)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from comic_narrator.cli import main
+from comic_narrator.progress import Progress
+from tests.conftest import SAMPLE_PAGE
+
+
+def test_progress_lines_are_json_with_an_eta() -> None:
+    stream = io.StringIO()
+    progress = Progress(stream=stream, as_json=True)
+    stage = progress.stage("voice", 4)
+    stage.advance(detail="line 1")
+    stage.finish()
+    progress.note("cast: narrator joe")
+    events = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert events[0] == events[0] | {"event": "progress", "stage": "voice", "done": 1, "total": 4, "detail": "line 1"}
+    assert events[0]["eta_s"] is not None and events[0]["elapsed_s"] >= 0
+    assert events[1]["done"] == 4 and events[-1] == {"event": "note", "message": "cast: narrator joe"}
+    # Without JSON the same stage prints the human line, and a summary event is not printed at all.
+    human = io.StringIO()
+    plain = Progress(stream=human)
+    plain.stage("voice", 2).advance()
+    plain.event({"event": "summary"})
+    assert human.getvalue().startswith("[voice] 1/2 (") and "summary" not in human.getvalue()
+
+
+def test_a_run_reports_json_progress_and_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sample.mp4"
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "--vision-only", "--json-progress"]) == 0
+    captured = capsys.readouterr()
+    events = [json.loads(line) for line in captured.err.splitlines() if line.strip()]
+    stages = {e["stage"] for e in events if e["event"] == "progress"}
+    assert {"ingest", "read"} <= stages, stages
+    summary = events[-1]
+    assert summary["event"] == "summary" and summary["pages"] == 1 and summary["failures"] == []
+    assert summary["wall_s"] > 0 and Path(summary["reading"]).is_file()
+    assert Path(summary["work_dir"]) == out.with_name("sample.mp4.work")
