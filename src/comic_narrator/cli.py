@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from comic_narrator import __version__
+from comic_narrator.cli_options import add_tts_reference_option
 from comic_narrator.config import (
     AudioConfig,
     IngestConfig,
@@ -52,28 +53,6 @@ def _speed(value: str) -> float:
     if not 0.5 <= number <= 2.0:
         raise argparse.ArgumentTypeError(f"{number:g} is outside 0.5-2.0")
     return number
-
-
-def reference_arg(value: str) -> tuple[str, Path]:
-    """A ``--tts-reference NAME=FILE.wav`` value as (voice spec, path): an argparse type, so a malformed value is
-    the usual one-line usage error."""
-    name, sep, path = value.partition("=")
-    if not sep or not name.strip() or not path.strip():
-        raise argparse.ArgumentTypeError(f"wants NAME=FILE.wav, got {value!r}")
-    return name.strip(), Path(path.strip())
-
-
-def add_tts_reference_option(parser: argparse.ArgumentParser) -> None:
-    """--tts-reference, shared by the main command and `voices`."""
-    parser.add_argument(
-        "--tts-reference",
-        action="append",
-        default=[],
-        type=reference_arg,
-        metavar="NAME=FILE.wav",
-        help="a Fish Speech voice by example, sent inline (repeatable); NAME may be name:lang:gender:age, and the "
-        "recording's transcript is FILE.txt beside it",
-    )
 
 
 def _add_input_options(parser: argparse.ArgumentParser) -> None:

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from comic_narrator.audio.psola import add_breath, psola, reshape_voice
-from comic_narrator.audio.voice_shift import VoiceShift
-from comic_narrator.audio.voice_stats import voice_stats
 from comic_narrator.backends.piper_tts import PiperEngine
 from comic_narrator.backends.protocols import Delivery, FloatAudio
+from comic_narrator.dsp.psola import add_breath, psola, reshape_voice
+from comic_narrator.dsp.voice_shift import VoiceShift
+from comic_narrator.dsp.voice_stats import voice_stats
 
 TEXT = "The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background."
 RATE = 22_050

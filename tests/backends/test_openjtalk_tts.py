@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from comic_narrator.audio.voice_stats import voice_stats
 from comic_narrator.backends.openjtalk_tts import OpenJTalkEngine, openjtalk_installed
 from comic_narrator.backends.protocols import Delivery
+from comic_narrator.dsp.voice_stats import voice_stats
 
 pytestmark = pytest.mark.skipif(not openjtalk_installed(), reason="pyopenjtalk-plus not installed")
 

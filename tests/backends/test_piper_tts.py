@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from comic_narrator.audio.voice_stats import voice_stats
 from comic_narrator.backends.piper_tts import PIPER_VOICES, PiperEngine
 from comic_narrator.backends.protocols import Delivery
+from comic_narrator.dsp.voice_stats import voice_stats
 from comic_narrator.errors import EngineError
 
 TEXT = "The storm rolled over the hills, and nobody in the village slept that night."

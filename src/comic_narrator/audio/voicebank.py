@@ -6,10 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from comic_narrator.audio.breath import whisperize
-from comic_narrator.audio.timbre import level_speech
 from comic_narrator.backends.protocols import Delivery, Speech, VoiceInfo
 from comic_narrator.config import VoiceConfig
+from comic_narrator.dsp.breath import whisperize
+from comic_narrator.dsp.timbre import level_speech
 from comic_narrator.errors import EngineError, InputError
 
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol, Self
 
-from comic_narrator.audio.psola import reshape_voice
-from comic_narrator.audio.voice_shift import VoiceShift, voice_recipe_token
 from comic_narrator.backends.protocols import FloatAudio, VoiceInfo
+from comic_narrator.dsp.psola import reshape_voice
+from comic_narrator.dsp.voice_shift import VoiceShift, voice_recipe_token
 from comic_narrator.errors import EngineError
 
 

@@ -8,9 +8,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from comic_narrator.audio.tempo import apply_speed_and_pitch
 from comic_narrator.backends.protocols import Delivery, Speech, VoiceInfo
 from comic_narrator.backends.tts_http import TtsHttpClient, server_voice
+from comic_narrator.dsp.tempo import speed_and_pitch
 from comic_narrator.errors import EngineError, ServerError
 
 ENGINE = "fish"
@@ -134,4 +134,7 @@ class FishSpeechEngine:
             payload["reference_id"] = name
         speech = self._client.speech("/v1/tts", payload)
         # Fish Speech has no rate or pitch control: apply both here so delivery means the same on every engine.
-        return apply_speed_and_pitch(speech, delivery)
+        return Speech(
+            samples=speed_and_pitch(speech.samples, speech.sample_rate_hz, delivery.speed, delivery.pitch_semitones),
+            sample_rate_hz=speech.sample_rate_hz,
+        )

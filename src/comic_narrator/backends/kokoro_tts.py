@@ -11,13 +11,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
 from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
 from comic_narrator.backends.kokoro_english import english_phonemes, load_english_style
 from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, KokoroVoiceSpec
 from comic_narrator.backends.model_cache import cached_rewrite
 from comic_narrator.backends.onnx_conv_integer import REWRITE_VERSION, conv_integer_as_matmul
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech
+from comic_narrator.dsp.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
 from comic_narrator.errors import EngineError
 
 SAMPLE_RATE_HZ = 24_000

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from comic_narrator.audio.voice_shift import VoiceShift
 from comic_narrator.backends.kokoro_english import english_grades, espeak_voice_for
 from comic_narrator.backends.protocols import VoiceInfo
+from comic_narrator.dsp.voice_shift import VoiceShift
 
 Gender = Literal["male", "female", "unknown"]
 Age = Literal["child", "young", "adult", "old", "unknown"]

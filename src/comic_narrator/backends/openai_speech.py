@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from comic_narrator.audio.tempo import apply_speed_and_pitch
 from comic_narrator.backends.protocols import Delivery, Speech, VoiceInfo
 from comic_narrator.backends.tts_http import TtsHttpClient, server_voice
+from comic_narrator.dsp.tempo import speed_and_pitch
 from comic_narrator.errors import EngineError
 
 ENGINE = "openai"
@@ -71,4 +71,7 @@ class OpenAISpeechEngine:
         }
         speech = self._client.speech("/v1/audio/speech", payload)
         # The API's `speed` covers tempo; pitch has no field, so it is applied here with the tempo kept.
-        return apply_speed_and_pitch(speech, Delivery(speed=1.0, pitch_semitones=delivery.pitch_semitones))
+        return Speech(
+            samples=speed_and_pitch(speech.samples, speech.sample_rate_hz, 1.0, delivery.pitch_semitones),
+            sample_rate_hz=speech.sample_rate_hz,
+        )

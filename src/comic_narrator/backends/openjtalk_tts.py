@@ -15,10 +15,10 @@ from typing import Literal
 
 import numpy as np
 
-from comic_narrator.audio.timbre import shift_by_resampling, trim_silence
-from comic_narrator.audio.voice_shift import VoiceShift
 from comic_narrator.backends.bundled_engine import BundledEngine
 from comic_narrator.backends.protocols import Delivery, Speech, VoiceInfo
+from comic_narrator.dsp.timbre import shift_by_resampling, trim_silence
+from comic_narrator.dsp.voice_shift import VoiceShift
 from comic_narrator.errors import EngineError
 
 INT16_FULL_SCALE = 32768.0

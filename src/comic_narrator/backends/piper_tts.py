@@ -11,12 +11,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
-from comic_narrator.audio.voice_shift import VoiceShift
 from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
 from comic_narrator.backends.espeak_g2p import phonemize_sentences
 from comic_narrator.backends.onnx_conv2d import fast_model
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
+from comic_narrator.dsp.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
+from comic_narrator.dsp.voice_shift import VoiceShift
 from comic_narrator.errors import EngineError
 
 SENTENCE_GAP_S = 0.18

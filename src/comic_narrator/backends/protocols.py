@@ -8,8 +8,7 @@ from typing import Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-FloatAudio = npt.NDArray[np.float32]
-"""Mono float32 samples in [-1, 1]."""
+from comic_narrator.dsp.samples import FloatAudio as FloatAudio  # re-exported: engines speak in it
 
 
 @dataclass(frozen=True)

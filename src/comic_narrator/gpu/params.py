@@ -3,10 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from comic_narrator.gpu.model_info import ModelInfo
+
+class ModelInfo(Protocol):
+    """The shape fields of gpu.model_info.ModelInfo this estimate reads (a Protocol, so this module does not
+    import the one that calls it)."""
+
+    @property
+    def hidden_size(self) -> int: ...
+    @property
+    def num_hidden_layers(self) -> int: ...
+    @property
+    def num_attention_heads(self) -> int: ...
+    @property
+    def num_kv_heads(self) -> int: ...
+    @property
+    def head_dim(self) -> int: ...
+    @property
+    def vocab_size(self) -> int: ...
+    @property
+    def mla_kv_dim(self) -> int: ...
+    @property
+    def num_experts(self) -> int: ...
+    @property
+    def quantization(self) -> str | None: ...
+    @property
+    def dtype_bytes(self) -> int: ...
 
 # Approximate stored bytes per parameter for quantised checkpoints (weights + scales/zeros).
 _QUANT_BYTES: dict[str, float] = {

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.signal import resample_poly
 
-from comic_narrator.backends.protocols import FloatAudio
+from comic_narrator.dsp.samples import FloatAudio
 
 ANALYSIS_RATE_HZ = 16_000
 FRAME_S = 0.04

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from comic_narrator.audio.timbre import semitones_to_ratio, shift_by_resampling
-from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech
+from comic_narrator.dsp.samples import FloatAudio
+from comic_narrator.dsp.timbre import semitones_to_ratio, shift_by_resampling
 
 FRAME_S = 0.03
 SEARCH_S = 0.008
@@ -48,11 +48,9 @@ def time_stretch(samples: FloatAudio, sample_rate_hz: int, speed: float) -> Floa
     return out.astype(np.float32)
 
 
-def apply_speed_and_pitch(speech: Speech, delivery: Delivery) -> Speech:
-    """Speed and pitch of a delivery applied after synthesis (tempo kept when pitch moves, and vice versa)."""
-    ratio = semitones_to_ratio(delivery.pitch_semitones)
+def speed_and_pitch(samples: FloatAudio, sample_rate_hz: int, speed: float, pitch_semitones: float) -> FloatAudio:
+    """Speed and pitch applied after synthesis (tempo kept when pitch moves, and vice versa)."""
+    ratio = semitones_to_ratio(pitch_semitones)
     # Resampling by `ratio` raises pitch and speeds up by `ratio`; stretch so the net tempo is `speed`.
-    stretch = delivery.speed / ratio
-    samples = time_stretch(speech.samples, speech.sample_rate_hz, stretch)
-    samples = shift_by_resampling(samples, ratio)
-    return Speech(samples=samples, sample_rate_hz=speech.sample_rate_hz)
+    stretched = time_stretch(samples, sample_rate_hz, speed / ratio)
+    return shift_by_resampling(stretched, ratio)

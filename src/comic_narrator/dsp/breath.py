@@ -13,7 +13,7 @@ import numpy as np
 from scipy.ndimage import uniform_filter1d
 from scipy.signal import istft, stft
 
-from comic_narrator.backends.protocols import FloatAudio
+from comic_narrator.dsp.samples import FloatAudio
 
 WINDOW_S = 0.025
 SMOOTH_HZ = 500.0

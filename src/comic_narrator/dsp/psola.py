@@ -18,10 +18,10 @@ import numpy as np
 import numpy.typing as npt
 from scipy.signal import butter, sosfilt
 
-from comic_narrator.audio.timbre import shift_by_resampling
-from comic_narrator.audio.voice_shift import VoiceShift
-from comic_narrator.audio.voice_stats import f0_track
-from comic_narrator.backends.protocols import FloatAudio
+from comic_narrator.dsp.samples import FloatAudio
+from comic_narrator.dsp.timbre import shift_by_resampling
+from comic_narrator.dsp.voice_shift import VoiceShift
+from comic_narrator.dsp.voice_stats import f0_track
 
 HOP_S = 0.01
 """F0 (voicing and a first period guess; marks refine it) every 10 ms."""

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.signal import resample_poly
 
-from comic_narrator.backends.protocols import FloatAudio
+from comic_narrator.dsp.samples import FloatAudio
 
 SPEECH_RMS_DBFS = -20.0
 """Every clip leaves the voice bank at this RMS level over its voiced part (before the delivery's gain)."""
