@@ -21,9 +21,9 @@ import numpy as np
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.ingest.images import decode_image
-from comic_narrator.vision.eval_cli import evaluate_folder, format_summary
-from comic_narrator.vision.panel_model import detect_panels_learned
-from comic_narrator.vision.panels import detect_panels
+from comic_narrator.reading.eval_cli import evaluate_folder, format_summary
+from comic_narrator.reading.panel_model import detect_panels_learned
+from comic_narrator.reading.panels import detect_panels
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SETS = [

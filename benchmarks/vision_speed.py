@@ -23,7 +23,7 @@ from PIL import Image
 from comic_narrator.artifacts import PageImage
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.vision.reader import read_page
+from comic_narrator.reading.reader import read_page
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

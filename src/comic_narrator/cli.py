@@ -311,7 +311,7 @@ def _reader_parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 def read_main(argv: Sequence[str]) -> int:
     from comic_narrator import pipeline
-    from comic_narrator.reading import read_pages
+    from comic_narrator.reading.stage import read_pages
 
     parser = _reader_parser("read", "Read the pages and print what was found (panels, texts, speakers).")
     parser.add_argument("--json", action="store_true", help="print the reading JSON (the stored artifact)")
@@ -338,7 +338,7 @@ def read_main(argv: Sequence[str]) -> int:
 
 def inspect_main(argv: Sequence[str]) -> int:
     from comic_narrator import pipeline
-    from comic_narrator.reading import load_page_rgb, read_pages
+    from comic_narrator.reading.stage import load_page_rgb, read_pages
 
     parser = _reader_parser("inspect", "Write overlay PNGs showing the panels and texts that were read.")
     parser.add_argument("-o", "--output", type=Path, help="folder for the PNGs (default: INPUT-NAME.inspect/)")
@@ -349,7 +349,7 @@ def inspect_main(argv: Sequence[str]) -> int:
     def action() -> int:
         import cv2
 
-        from comic_narrator.vision.overlay import draw_overlay
+        from comic_narrator.reading.overlay import draw_overlay
         from comic_narrator.workdir import atomic_write_bytes
 
         progress = Progress(quiet=args.quiet, as_json=args.json_progress)
@@ -383,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "inspect":
         return inspect_main(rest)
     if command == "eval":
-        return _delegate("comic_narrator.vision.eval_cli", rest)
+        return _delegate("comic_narrator.reading.eval_cli", rest)
     if command == "voices":
         return _delegate("comic_narrator.audio.voices_cli", rest)
     if command == "gpu":

@@ -146,8 +146,10 @@ class RenderConfig:
     """*key* added to the preset: a diamond search, the cheapest sub-pixel refinement and fixed B-frames suit a
     slow, smooth camera; measured on Pepper&Carrot at 1080p30 CRF 20, 40 % less encoder CPU than plain
     'veryfast' at the same PSNR and within 5 % of its size. Empty when another --preset is chosen."""
-    tune: str = ""
-    """*key* libx264 tune ('' = none; 'animation' and 'stillimage' measured no faster here)."""
+    tune: str = "animation"
+    """*key* libx264 tune ('' = none). 'animation' (more B-frames, stronger deblocking, lighter psychovisual
+    tuning, made for flat drawn areas) measured 10 % less encoder CPU and 7 % smaller files than none at the same
+    PSNR on Pepper&Carrot; 'stillimage' was slower and worse."""
     zoom_amount: float = 0.06
     """How far the Ken Burns move pushes in over one shot (fraction of the view); enters the key through the plan."""
     dim_outside_panel: bool = True

@@ -15,7 +15,7 @@ from comic_narrator.config import IngestConfig, RunConfig
 from comic_narrator.errors import ArtifactError, InputError
 from comic_narrator.ingest.book import ingest_book, input_kind
 from comic_narrator.progress import SILENT, Progress
-from comic_narrator.reading import read_pages
+from comic_narrator.reading.stage import read_pages
 from comic_narrator.workdir import (
     atomic_write_text,
     file_sha256,
@@ -187,11 +187,11 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     import time
 
     from comic_narrator.audio.mix import mix_track, write_wav
-    from comic_narrator.audio.subtitles import build_srt
     from comic_narrator.audio.synthesis import synthesize_script
-    from comic_narrator.audio.timeline import build_timing
     from comic_narrator.audio.voicebank import open_voice_bank
     from comic_narrator.script.casting import cast_characters
+    from comic_narrator.timeline.subtitles import build_srt
+    from comic_narrator.timeline.timing import build_timing
     from comic_narrator.video.camera import plan_camera
     from comic_narrator.video.render import render_video
 

@@ -14,11 +14,11 @@ from comic_narrator.artifacts import BookReading, PageReading, Panel, Script, Sc
 from comic_narrator.audio.mix import PEAK_CEILING, mix_track
 from comic_narrator.audio.soundbed import effect_for, synthesise_effect
 from comic_narrator.audio.synthesis import synthesize_script
-from comic_narrator.audio.timeline import build_timing
 from comic_narrator.audio.voicebank import open_voice_bank
 from comic_narrator.config import AudioConfig, RenderConfig, VoiceConfig
 from comic_narrator.progress import SILENT
 from comic_narrator.script.casting import cast_characters
+from comic_narrator.timeline.timing import build_timing
 from comic_narrator.video.encode import encode_mp4
 
 

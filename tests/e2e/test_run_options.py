@@ -216,7 +216,7 @@ def test_a_page_whose_reading_crashes_is_listed_in_failures_json(
 ) -> None:
     """Stand-in: the crash (the local reader is replaced by one that raises, as a reader bug on an odd page would).
     Real: the rest of the run, which must still write the video with the page shown and unnarrated."""
-    import comic_narrator.vision.reader as reader
+    import comic_narrator.reading.reader as reader
 
     def crash(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("a reader bug on this page")

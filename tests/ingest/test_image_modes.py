@@ -17,9 +17,9 @@ from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.ingest.images import decode_image
 from comic_narrator.ingest.pixels import to_rgb8
-from comic_narrator.vision.metrics import edit_distance, normalise_letters
-from comic_narrator.vision.reader import read_page
-from tests.vision.conftest import DATA, page_for
+from comic_narrator.reading.metrics import edit_distance, normalise_letters
+from comic_narrator.reading.reader import read_page
+from tests.reading.conftest import DATA, page_for
 
 # The lower half of Pepper&Carrot ep. 17 page 1: four panels, five balloons of mixed-case and capital lettering.
 _PAGE = DATA / "peppercarrot-ep17" / "page1.jpg"

@@ -13,7 +13,7 @@ from comic_narrator.backends.openai_chat import OpenAIChatClient
 from comic_narrator.cli import main
 from comic_narrator.config import LlmConfig
 from comic_narrator.errors import ServerError
-from comic_narrator.vision.llm_reader import character_id, encode_page
+from comic_narrator.reading.llm_reader import character_id, encode_page
 from tests.conftest import SAMPLE_PAGE
 from tests.llm.chat_server import chat_server
 

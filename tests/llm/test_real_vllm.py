@@ -23,7 +23,7 @@ import pytest
 from comic_narrator.backends.openai_chat import OpenAIChatClient
 from comic_narrator.config import LlmConfig
 from comic_narrator.errors import ServerError
-from comic_narrator.vision.llm_reader import ANSWER_SCHEMA
+from comic_narrator.reading.llm_reader import ANSWER_SCHEMA
 from tests.llm.make_tiny_model import MESSAGES
 
 pytestmark = pytest.mark.slow

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from comic_narrator.vision.panels import detect_panels
+from comic_narrator.reading.panels import detect_panels
 
 
 def overlay(path: Path, out_dir: Path) -> list[list[int]]:

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from comic_narrator.vision.metrics import in_order, match_boxes
-from comic_narrator.vision.order import reading_order
-from comic_narrator.vision.panel_model import detect_panels_learned
-from comic_narrator.vision.panels import detect_panels
+from comic_narrator.reading.metrics import in_order, match_boxes
+from comic_narrator.reading.order import reading_order
+from comic_narrator.reading.panel_model import detect_panels_learned
+from comic_narrator.reading.panels import detect_panels
 
 
 def score(gt: list[tuple[int, int, int, int]], pred: list[tuple[int, int, int, int]], direction: str

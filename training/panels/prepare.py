@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from comic_narrator.vision.panels import detect_panels
+from comic_narrator.reading.panels import detect_panels
 
 TRAINING = Path(__file__).resolve().parents[3] / "shared" / "training"
 ANNOTATIONS = Path(__file__).resolve().parent / "annotations"

@@ -6,7 +6,7 @@ import re
 import statistics
 
 from comic_narrator.artifacts import TextKind
-from comic_narrator.vision.bubbles import TextBlock, is_cjk
+from comic_narrator.reading.bubbles import TextBlock, is_cjk
 
 _WORD_HYPHEN = re.compile(r"[A-Za-z]{2}-$")
 _SENTENCE_START = re.compile(r"(^|[.!?…]\s+|[.!?…][\"')\]]\s+)([a-z])")

@@ -15,13 +15,13 @@ from PIL import Image
 from comic_narrator.artifacts import BBox, PageImage
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.vision import panel_model
-from comic_narrator.vision.geometry import iou
-from comic_narrator.vision.metrics import in_order, match_boxes
-from comic_narrator.vision.order import reading_order
-from comic_narrator.vision.panel_model import detect_panels_learned, model_path, suits_model
-from comic_narrator.vision.panels import detect_panels
-from comic_narrator.vision.reader import read_page
+from comic_narrator.reading import panel_model
+from comic_narrator.reading.geometry import iou
+from comic_narrator.reading.metrics import in_order, match_boxes
+from comic_narrator.reading.order import reading_order
+from comic_narrator.reading.panel_model import detect_panels_learned, model_path, suits_model
+from comic_narrator.reading.panels import detect_panels
+from comic_narrator.reading.reader import read_page
 from tests.conftest import REPO
 
 ANNOTATIONS = REPO / "training" / "panels" / "annotations"
@@ -136,7 +136,7 @@ def test_two_page_manga_spread_reads_the_right_page_first(ocr: RapidOcrEngine) -
 
 
 def test_auto_routes_colour_pages_to_the_classical_detector() -> None:
-    from comic_narrator.vision.panel_model import is_colour_page
+    from comic_narrator.reading.panel_model import is_colour_page
     from tests.conftest import SAMPLE_PAGE
 
     painted = np.asarray(Image.open(SAMPLE_PAGE).convert("RGB"))

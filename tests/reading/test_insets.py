@@ -12,13 +12,13 @@ import pytest
 from comic_narrator.artifacts import BBox
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.vision.geometry import overlap_of_smaller
-from comic_narrator.vision.insets import add_insets
-from comic_narrator.vision.order import panel_order
-from comic_narrator.vision.panels import PanelParams, detect_panels, estimate_background
-from comic_narrator.vision.reader import read_page
+from comic_narrator.reading.geometry import overlap_of_smaller
+from comic_narrator.reading.insets import add_insets
+from comic_narrator.reading.order import panel_order
+from comic_narrator.reading.panels import PanelParams, detect_panels, estimate_background
+from comic_narrator.reading.reader import read_page
 from tests.conftest import corpus_path
-from tests.vision.conftest import DATA, load_rgb, page_for
+from tests.reading.conftest import DATA, load_rgb, page_for
 
 
 def _insets_of(image: npt.NDArray[np.uint8], text_boxes: list[BBox] | None = None) -> list[BBox]:

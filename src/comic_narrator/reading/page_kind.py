@@ -6,8 +6,8 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox, PageKind
-from comic_narrator.vision.bubbles import TextBlock
-from comic_narrator.vision.geometry import area_px2
+from comic_narrator.reading.bubbles import TextBlock
+from comic_narrator.reading.geometry import area_px2
 
 
 def is_blank(gray: npt.NDArray[np.uint8]) -> bool:

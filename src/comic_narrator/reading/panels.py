@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.frames import FramedBox, frame_rectangles
-from comic_narrator.vision.geometry import area_px2, interval_overlap, iou, overlap_of_smaller, scale_box
+from comic_narrator.reading.frames import FramedBox, frame_rectangles
+from comic_narrator.reading.geometry import area_px2, interval_overlap, iou, overlap_of_smaller, scale_box
 
 Mask = npt.NDArray[np.bool_]
 

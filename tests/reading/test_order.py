@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.order import reading_order
+from comic_narrator.reading.order import reading_order
 
 GRID: list[BBox] = [
     (520, 20, 480, 300),  # row 1 right
@@ -52,7 +52,7 @@ def test_empty_and_single() -> None:
 
 
 def test_a_spread_is_read_one_page_at_a_time_even_where_tiers_line_up() -> None:
-    from comic_narrator.vision.order import spread_aware_order
+    from comic_narrator.reading.order import spread_aware_order
 
     # Two 1000x1400 pages side by side, each with two tiers at the same heights.
     left_top, left_bottom = (20, 0, 960, 690), (20, 710, 960, 690)

@@ -9,10 +9,10 @@ import pytest
 
 from comic_narrator.artifacts import BBox
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-from comic_narrator.vision.bubbles import TextLine
-from comic_narrator.vision.geometry import intersection_px2
-from comic_narrator.vision.mute_balloons import is_mark_only, mute_balloons
-from tests.vision.conftest import DATA, load_rgb, read_bundled
+from comic_narrator.reading.bubbles import TextLine
+from comic_narrator.reading.geometry import intersection_px2
+from comic_narrator.reading.mute_balloons import is_mark_only, mute_balloons
+from tests.reading.conftest import DATA, load_rgb, read_bundled
 
 
 class _Credulous:

@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.frames import line_candidates
-from comic_narrator.vision.geometry import area_px2, clip_box, intersection_px2, overlap_of_smaller, scale_box
+from comic_narrator.reading.frames import line_candidates
+from comic_narrator.reading.geometry import area_px2, clip_box, intersection_px2, overlap_of_smaller, scale_box
 
 Mask = npt.NDArray[np.bool_]
 _MAX_LINES = 16

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from comic_narrator.vision.metrics import (
+from comic_narrator.reading.metrics import (
     best_speaker_mapping,
     edit_distance,
     kendall_tau,
@@ -43,7 +43,7 @@ def test_speaker_mapping_is_one_to_one() -> None:
 
 
 def test_pairwise_speaker_f1_groups_lines_without_a_mapping() -> None:
-    from comic_narrator.vision.metrics import pairwise_speaker_f1
+    from comic_narrator.reading.metrics import pairwise_speaker_f1
 
     gt = ["a", "a", "b", "b"]
     assert pairwise_speaker_f1(list(zip(["x", "x", "y", "y"], gt, strict=True))) == (1.0, 1.0, 1.0)

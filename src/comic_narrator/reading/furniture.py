@@ -14,9 +14,9 @@ from typing import Literal
 import numpy as np
 
 from comic_narrator.artifacts import BBox, TextRegion
-from comic_narrator.vision.bubbles import TextBlock
-from comic_narrator.vision.geometry import area_px2, overlap_of_smaller
-from comic_narrator.vision.lettering import block_text, page_letter_px
+from comic_narrator.reading.bubbles import TextBlock
+from comic_narrator.reading.geometry import area_px2, overlap_of_smaller
+from comic_narrator.reading.lettering import block_text, page_letter_px
 
 FurnitureReason = Literal["page-number", "notice", "watermark", "credit", "margin", "credits-page"]
 

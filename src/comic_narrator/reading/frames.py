@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.geometry import area_px2, iou, overlap_of_smaller
+from comic_narrator.reading.geometry import area_px2, iou, overlap_of_smaller
 
 Mask = npt.NDArray[np.bool_]
 _MAX_CANDIDATES = 24

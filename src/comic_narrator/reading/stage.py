@@ -36,8 +36,8 @@ def load_page_rgb(work_dir: Path, page: PageImage) -> npt.NDArray[np.uint8]:
 def reader_fingerprint() -> str:
     """Hash of the reader's own source, so a changed reader re-reads pages instead of trusting old readings."""
     import comic_narrator.backends.rapidocr_engine as engine
-    import comic_narrator.vision as vision
-    from comic_narrator.vision.panel_model import model_path
+    import comic_narrator.reading as vision
+    from comic_narrator.reading.panel_model import model_path
     from comic_narrator.workdir import file_sha256
 
     files = [*sorted(Path(vision.__file__).parent.glob("*.py")), Path(engine.__file__)]
@@ -62,7 +62,7 @@ def _read_locally(
     book: Book, config: VisionConfig, work_dir: Path, progress: Progress
 ) -> tuple[list[PageReading], list[str]]:
     from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-    from comic_narrator.vision.reader import read_page
+    from comic_narrator.reading.reader import read_page
 
     readings_dir = work_dir / "readings"
     local_options = replace(config, vision="local")
@@ -109,7 +109,7 @@ def _refine_with_llm(
 ) -> list[PageReading]:
     """Send every page with text to the LLM, a bounded number at a time; answers are cached per page."""
     from comic_narrator.backends.openai_chat import OpenAIChatClient
-    from comic_narrator.vision.llm_reader import refine_with_llm
+    from comic_narrator.reading.llm_reader import refine_with_llm
 
     client = OpenAIChatClient(llm)
     model = client.resolve_model()  # fails fast, with what to start, when the server is down
@@ -144,8 +144,8 @@ def read_pages(
 ) -> tuple[BookReading, list[str]]:
     """Read every page. A page whose local reading crashes is recorded in failures and shown without narration;
     engine and server errors stop the run (finished pages stay cached for the next run)."""
-    from comic_narrator.vision.reader import book_language
-    from comic_narrator.vision.speakers import link_speakers
+    from comic_narrator.reading.reader import book_language
+    from comic_narrator.reading.speakers import link_speakers
 
     if config.lang == "auto" and book.language_hint in ("en", "ja"):
         config = replace(config, lang="ja" if book.language_hint == "ja" else "en")  # ComicInfo LanguageISO

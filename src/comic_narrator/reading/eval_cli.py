@@ -18,9 +18,9 @@ from comic_narrator.backends.protocols import OcrEngine
 from comic_narrator.config import IngestConfig, VisionConfig
 from comic_narrator.errors import ComicNarratorError, InputError
 from comic_narrator.ingest.images import decode_image
-from comic_narrator.vision.direction import script_language
-from comic_narrator.vision.geometry import overlap_of_smaller
-from comic_narrator.vision.metrics import (
+from comic_narrator.reading.direction import script_language
+from comic_narrator.reading.geometry import overlap_of_smaller
+from comic_narrator.reading.metrics import (
     best_speaker_mapping,
     edit_distance,
     in_order,
@@ -31,8 +31,8 @@ from comic_narrator.vision.metrics import (
     normalise_letters,
     pairwise_speaker_f1,
 )
-from comic_narrator.vision.reader import read_page
-from comic_narrator.vision.speakers import link_speakers
+from comic_narrator.reading.reader import read_page
+from comic_narrator.reading.speakers import link_speakers
 
 
 @dataclass

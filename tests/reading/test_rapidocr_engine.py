@@ -12,9 +12,9 @@ from PIL import Image
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine, _tiles
 from comic_narrator.errors import EngineError
-from comic_narrator.vision.metrics import normalise_letters
+from comic_narrator.reading.metrics import normalise_letters
 from tests.conftest import corpus_path
-from tests.vision.conftest import DATA, load_rgb
+from tests.reading.conftest import DATA, load_rgb
 
 
 def test_constructor_does_no_io_and_missing_models_fail_clearly(tmp_path: Path) -> None:

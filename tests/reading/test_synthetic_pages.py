@@ -6,11 +6,11 @@ import numpy as np
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.vision.metrics import letters_found, normalise_letters
-from comic_narrator.vision.reader import read_page
-from comic_narrator.vision.speakers import link_speakers
-from tests.vision.conftest import page_for
-from tests.vision.synthetic import Balloon, PanelSpec, draw_page
+from comic_narrator.reading.metrics import letters_found, normalise_letters
+from comic_narrator.reading.reader import read_page
+from comic_narrator.reading.speakers import link_speakers
+from tests.reading.conftest import page_for
+from tests.reading.synthetic import Balloon, PanelSpec, draw_page
 
 PAGE_1 = [
     PanelSpec(

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.geometry import overlap_of_smaller
+from comic_narrator.reading.geometry import overlap_of_smaller
 
 MODEL_INPUT_HEIGHT_PX = 512
 MODEL_INPUT_WIDTH_PX = 384

@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
 from comic_narrator.backends.protocols import OcrLine
-from comic_narrator.vision.geometry import interval_overlap, union_box
+from comic_narrator.reading.geometry import interval_overlap, union_box
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from comic_narrator.vision.eval_cli import main
-from tests.vision.conftest import DATA
+from comic_narrator.reading.eval_cli import main
+from tests.reading.conftest import DATA
 
 
 def test_eval_prints_scores_that_meet_the_targets(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.geometry import iou, overlap_of_smaller
+from comic_narrator.reading.geometry import iou, overlap_of_smaller
 
 
 def normalise_letters(text: str) -> str:

@@ -12,12 +12,12 @@ import numpy.typing as npt
 from comic_narrator.artifacts import BBox, PageImage, PageKind, PageReading, Panel, ReadingDirection, TextRegion
 from comic_narrator.backends.protocols import OcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.vision.bubbles import TextBlock, group_lines, to_text_lines
-from comic_narrator.vision.direction import reading_direction, script_language
-from comic_narrator.vision.furniture import furniture_regions, split_furniture
-from comic_narrator.vision.geometry import area_px2, centre, overlap_of_smaller, union_box
-from comic_narrator.vision.insets import add_insets
-from comic_narrator.vision.lettering import (
+from comic_narrator.reading.bubbles import TextBlock, group_lines, to_text_lines
+from comic_narrator.reading.direction import reading_direction, script_language
+from comic_narrator.reading.furniture import furniture_regions, split_furniture
+from comic_narrator.reading.geometry import area_px2, centre, overlap_of_smaller, union_box
+from comic_narrator.reading.insets import add_insets
+from comic_narrator.reading.lettering import (
     block_text,
     classify,
     is_all_caps,
@@ -25,18 +25,18 @@ from comic_narrator.vision.lettering import (
     page_letter_px,
     sentence_case,
 )
-from comic_narrator.vision.mute_balloons import CropRecognizer, mute_balloons
-from comic_narrator.vision.order import reading_order, spread_aware_order
-from comic_narrator.vision.page_kind import classify_page, is_blank
-from comic_narrator.vision.panel_model import detect_panels_learned, is_colour_page, suits_model
-from comic_narrator.vision.panels import (
+from comic_narrator.reading.mute_balloons import CropRecognizer, mute_balloons
+from comic_narrator.reading.order import reading_order, spread_aware_order
+from comic_narrator.reading.page_kind import classify_page, is_blank
+from comic_narrator.reading.panel_model import detect_panels_learned, is_colour_page, suits_model
+from comic_narrator.reading.panels import (
     PageBackground,
     PanelParams,
     detect_panels,
     estimate_background,
     is_full_bleed,
 )
-from comic_narrator.vision.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
+from comic_narrator.reading.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
 
 
 def read_page(

@@ -9,12 +9,12 @@ import pytest
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.vision.geometry import iou
-from comic_narrator.vision.metrics import edit_distance, normalise_letters
-from comic_narrator.vision.overlay import draw_overlay
-from comic_narrator.vision.reader import book_language, read_page
-from comic_narrator.vision.speakers import link_speakers
-from tests.vision.conftest import DATA, load_rgb, page_for, read_bundled
+from comic_narrator.reading.geometry import iou
+from comic_narrator.reading.metrics import edit_distance, normalise_letters
+from comic_narrator.reading.overlay import draw_overlay
+from comic_narrator.reading.reader import book_language, read_page
+from comic_narrator.reading.speakers import link_speakers
+from tests.reading.conftest import DATA, load_rgb, page_for, read_bundled
 
 AUTO = VisionConfig()
 

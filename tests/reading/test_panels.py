@@ -10,9 +10,9 @@ import numpy.typing as npt
 import pytest
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.geometry import iou
-from comic_narrator.vision.panels import detect_panels
-from tests.vision.conftest import DATA, load_rgb
+from comic_narrator.reading.geometry import iou
+from comic_narrator.reading.panels import detect_panels
+from tests.reading.conftest import DATA, load_rgb
 
 Image = npt.NDArray[np.uint8]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from comic_narrator.vision.bubbles import TextBlock, TextLine
-from comic_narrator.vision.lettering import block_text, classify, is_all_caps, latin_lookalikes, sentence_case
+from comic_narrator.reading.bubbles import TextBlock, TextLine
+from comic_narrator.reading.lettering import block_text, classify, is_all_caps, latin_lookalikes, sentence_case
 
 
 def _block(*texts: str) -> TextBlock:

@@ -13,10 +13,10 @@ from PIL import Image
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.vision.eval_cli import evaluate_folder
-from comic_narrator.vision.reader import read_page
+from comic_narrator.reading.eval_cli import evaluate_folder
+from comic_narrator.reading.reader import read_page
 from tests.conftest import corpus_path
-from tests.vision.conftest import page_for
+from tests.reading.conftest import page_for
 
 AUTO = VisionConfig()
 

@@ -13,8 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.vision.bubbles import TextBlock, TextLine, bubble_shape, panel_light_regions
-from comic_narrator.vision.geometry import intersection_px2
+from comic_narrator.reading.bubbles import TextBlock, TextLine, bubble_shape, panel_light_regions
+from comic_narrator.reading.geometry import intersection_px2
 
 _MARKS = set("!?！？.…‥・⁉‼")
 _STRONG_MARKS = set("!?！？…‥⁉‼")

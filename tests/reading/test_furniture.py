@@ -23,13 +23,13 @@ from comic_narrator.artifacts import BookReading, PageReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig, VoiceConfig
 from comic_narrator.ingest.images import decode_image
+from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
+from comic_narrator.reading.furniture import furniture_reason
+from comic_narrator.reading.geometry import overlap_of_smaller
+from comic_narrator.reading.reader import read_page
 from comic_narrator.script.writer import write_script
-from comic_narrator.vision.bubbles import BubbleShape, TextBlock, TextLine
-from comic_narrator.vision.furniture import furniture_reason
-from comic_narrator.vision.geometry import overlap_of_smaller
-from comic_narrator.vision.reader import read_page
 from tests.conftest import REPO, corpus_path
-from tests.vision.conftest import DATA, load_rgb, page_for, read_bundled
+from tests.reading.conftest import DATA, load_rgb, page_for, read_bundled
 
 BLACKJACK_SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
 TRAINING = REPO.parent / "shared" / "training"

@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox, PageReading, TextRegion
-from comic_narrator.vision.bubbles import TextBlock
-from comic_narrator.vision.geometry import centre, clip_box
+from comic_narrator.reading.bubbles import TextBlock
+from comic_narrator.reading.geometry import centre, clip_box
 
 SIGNATURE_HUE_BINS = 12
 _SAME_FIGURE_DISTANCE = 0.5

@@ -1,0 +1,1 @@
+"""The timeline: when each shot and line happens (timing), and the subtitles written from it."""
