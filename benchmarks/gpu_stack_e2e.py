@@ -68,7 +68,7 @@ def _cli(args: list[str], transcript: list[str]) -> int:
     started = time.monotonic()
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.run(
-        [sys.executable, "-m", "comic_narrator.gpu.cli", *args], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "comic_narrator.cli.gpu", *args], capture_output=True, text=True, env=env
     )
     transcript.append(
         f"$ comic-narrator gpu {' '.join(args)}   # {time.monotonic() - started:.1f} s, rc {proc.returncode}"

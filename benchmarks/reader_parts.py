@@ -21,7 +21,7 @@ import numpy as np
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.ingest.images import decode_image
-from comic_narrator.reading.eval_cli import evaluate_folder, format_summary
+from comic_narrator.reading.evaluate import evaluate_folder, format_summary
 from comic_narrator.reading.panel_model import detect_panels_learned
 from comic_narrator.reading.panels import detect_panels
 

@@ -16,7 +16,7 @@ from PIL import Image
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.reading.eval_cli import evaluate_folder, format_summary, score_page
+from comic_narrator.reading.evaluate import evaluate_folder, format_summary, score_page
 from comic_narrator.reading.reader import read_page
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

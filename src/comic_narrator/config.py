@@ -136,8 +136,10 @@ class RenderConfig:
     """*key*"""
     height_px: int = 1080
     """*key*"""
-    fps: int = 30
-    """*key* (through the camera plan)"""
+    fps: int = 24
+    """*key* (through the camera plan). 24, not 30: a fifth fewer frames to warp and encode (measured 0.46 against
+    0.56 CPU s per video s, same size and PSNR); the slow push-ins look the same, the 0.6 s glides between panels
+    move in steps a quarter larger."""
     crf: int = 20
     """*key* libx264 constant rate factor (lower = better, bigger)."""
     preset: str = "veryfast"

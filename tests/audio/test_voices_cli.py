@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
-from comic_narrator.audio.voices_cli import main
+from comic_narrator.cli.voices import main
 from tests.backends.tts_servers import ServerState, tone_wav, tts_server
 
 

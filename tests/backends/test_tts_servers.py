@@ -198,7 +198,7 @@ def test_reference_recordings_from_the_config_are_sent_inline(tmp_path: Path) ->
 
 def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
     from comic_narrator.audio.voicebank import load_references
-    from comic_narrator.cli_options import reference_arg
+    from comic_narrator.cli.options import reference_arg
     from comic_narrator.errors import InputError
 
     wav = tmp_path / "v.wav"

@@ -16,7 +16,7 @@ import pytest
 
 from comic_narrator.artifacts import Script
 from comic_narrator.cli import main
-from comic_narrator.config import AudioConfig
+from comic_narrator.config import AudioConfig, RenderConfig
 from tests.conftest import SAMPLE_PAGE
 
 pytestmark = pytest.mark.slow
@@ -89,7 +89,7 @@ def test_decoded_mp4_meets_the_loudness_target_and_stays_in_sync(narrated: Path)
     """Real: the whole run and its AAC/H.264 file, decoded back by PyAV; loudness by pyloudnorm (BS.1770) over
     the channels as delivered (the mono mix is written to both). Checked on the decoded file, not the WAV."""
     audio, rate_hz, frames, fps = decoded_av(narrated)
-    assert audio.shape[1] == 2 and fps == 30
+    assert audio.shape[1] == 2 and fps == RenderConfig.fps
     loudness = pyloudnorm.Meter(rate_hz).integrated_loudness(audio)
     assert abs(loudness - AudioConfig.target_lufs) <= 0.5, f"{loudness:.2f} LUFS, target {AudioConfig.target_lufs}"
     # A/V sync: the audio lasts as long as the decoded pictures, within one frame.

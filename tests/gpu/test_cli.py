@@ -1,4 +1,4 @@
-"""`comic-narrator gpu ...` through comic_narrator.gpu.cli.main, as the top-level CLI calls it."""
+"""`comic-narrator gpu ...` through comic_narrator.cli.gpu.main, as the top-level CLI calls it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from comic_narrator.gpu.cli import main
+from comic_narrator.cli.gpu import main
 
 from .conftest import CONFIGS, DATA, LOGS, free_port
 
@@ -175,7 +175,7 @@ def test_up_status_down_through_the_cli_in_a_subprocess(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(stack))
 
     def gpu(*args: str) -> subprocess.CompletedProcess[str]:
-        code = "import sys; from comic_narrator.gpu.cli import main; sys.exit(main(sys.argv[1:]))"
+        code = "import sys; from comic_narrator.cli.gpu import main; sys.exit(main(sys.argv[1:]))"
         return subprocess.run(
             [sys.executable, "-c", code, *args],
             capture_output=True,

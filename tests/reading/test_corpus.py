@@ -13,7 +13,7 @@ from PIL import Image
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.reading.eval_cli import evaluate_folder
+from comic_narrator.reading.evaluate import evaluate_folder
 from comic_narrator.reading.reader import read_page
 from tests.conftest import corpus_path
 from tests.reading.conftest import page_for

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from comic_narrator.reading.eval_cli import main
+from comic_narrator.cli.eval import main
 from tests.reading.conftest import DATA
 
 

@@ -96,7 +96,7 @@ def mux_segments(
         raise EngineError("no video segments to join", path=output)
     frame_time_base = Fraction(1, fps)
     offset_frames = 0
-    with av.open(str(segments[0][0])) as first, atomic_mp4(output, "muxing") as container:
+    with atomic_mp4(output, "muxing") as container, av.open(str(segments[0][0])) as first:
         template = first.streams.video[0]
         first_extradata = bytes(template.codec_context.extradata or b"")
         video = container.add_stream_from_template(template)

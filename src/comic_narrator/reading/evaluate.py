@@ -1,22 +1,21 @@
-"""`comic-narrator eval DIR`: read the pages of a ground-truth folder and score panels, order, text and speakers."""
+"""Scoring a reading against ground truth: read the pages of a gt.json folder and score panels, order, text and
+speakers (`comic-narrator eval DIR` is cli/eval.py)."""
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
-import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from comic_narrator.artifacts import BBox, Layout, PageImage, PageReading
+from comic_narrator.artifacts import BBox, PageImage, PageReading
 from comic_narrator.backends.protocols import OcrEngine
 from comic_narrator.config import IngestConfig, VisionConfig
-from comic_narrator.errors import ComicNarratorError, InputError
+from comic_narrator.errors import InputError
 from comic_narrator.ingest.images import decode_image
 from comic_narrator.reading.direction import script_language
 from comic_narrator.reading.geometry import overlap_of_smaller
@@ -259,35 +258,3 @@ def format_summary(summary: Summary) -> str:
         f"  speakers {speakers}  {summary.seconds_per_page:.2f} s/page"
     )
     return "\n".join(lines)
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="comic-narrator eval",
-        description="Read every page listed in DIR/gt.json and score the reading against it.",
-    )
-    parser.add_argument("folders", nargs="+", type=Path, metavar="DIR", help="folder(s) holding gt.json and pages")
-    parser.add_argument("--json", action="store_true", help="print the scores as JSON")
-    parser.add_argument("--layout", choices=["auto", "manga", "western", "webtoon"], default="auto")
-    parser.add_argument("--lang", choices=["auto", "en", "ja"], default="auto")
-    parser.add_argument("--panels", choices=["auto", "model", "classical"], default=VisionConfig.panels)
-    args = parser.parse_args(argv)
-    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-
-    layout: Layout = args.layout
-    config = VisionConfig(layout=layout, lang=args.lang, panels=args.panels)
-    try:
-        with RapidOcrEngine() as ocr:
-            summaries = [evaluate_folder(folder, ocr, config) for folder in args.folders]
-    except ComicNarratorError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    if args.json:
-        print(json.dumps([asdict(s) for s in summaries], indent=1, ensure_ascii=False))
-    else:
-        print("\n".join(format_summary(s) for s in summaries))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from comic_narrator import __version__
-from comic_narrator.cli_options import add_tts_reference_option
+from comic_narrator.cli.options import add_tts_reference_option
 from comic_narrator.config import (
     AudioConfig,
     IngestConfig,
@@ -383,11 +383,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "inspect":
         return inspect_main(rest)
     if command == "eval":
-        return _delegate("comic_narrator.reading.eval_cli", rest)
+        return _delegate("comic_narrator.cli.eval", rest)
     if command == "voices":
-        return _delegate("comic_narrator.audio.voices_cli", rest)
+        return _delegate("comic_narrator.cli.voices", rest)
     if command == "gpu":
-        return _delegate("comic_narrator.gpu.cli", rest)
+        return _delegate("comic_narrator.cli.gpu", rest)
     if command == "narrate":
         return narrate_main(rest)
     return narrate_main(args)
