@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 from scipy.signal import resample_poly
 
-from comic_narrator.audio.voicebank import VoiceBank
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech, VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.dsp.voice_stats import VoiceStats, voice_stats
+from comic_narrator.voice.voicebank import VoiceBank
 
 SENTENCES = {
     "en": [

@@ -15,9 +15,9 @@ import os
 import statistics
 import time
 
-from comic_narrator.audio.voicebank import VoiceBank
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.config import VoiceConfig
+from comic_narrator.voice.voicebank import VoiceBank
 
 TEXTS = {
     "en": [

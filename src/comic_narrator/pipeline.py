@@ -117,7 +117,7 @@ def load_script_file(path: Path, reading: BookReading) -> Script:
 
 def script_stage(reading: BookReading, run: RunConfig, progress: Progress) -> Script:
     """Stage 4: the script. A script.json the user edited in the work folder wins over a regenerated one."""
-    from comic_narrator.script.writer import write_script
+    from comic_narrator.voice.writer import write_script
 
     if run.script_file is not None:
         progress.note(f"[script] using {run.script_file}")
@@ -187,13 +187,13 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     import time
 
     from comic_narrator.audio.mix import mix_track, write_wav
-    from comic_narrator.audio.synthesis import synthesize_script
-    from comic_narrator.audio.voicebank import open_voice_bank
-    from comic_narrator.script.casting import cast_characters
     from comic_narrator.timeline.subtitles import build_srt
     from comic_narrator.timeline.timing import build_timing
     from comic_narrator.video.camera import plan_camera
     from comic_narrator.video.render import render_video
+    from comic_narrator.voice.casting import cast_characters
+    from comic_narrator.voice.synthesis import synthesize_script
+    from comic_narrator.voice.voicebank import open_voice_bank
 
     work = config.work_dir
     work.mkdir(parents=True, exist_ok=True)

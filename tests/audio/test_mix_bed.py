@@ -13,13 +13,13 @@ from scipy.signal import resample_poly
 from comic_narrator.artifacts import BookReading, PageReading, Panel, Script, ScriptLine, TextRegion
 from comic_narrator.audio.mix import PEAK_CEILING, mix_track
 from comic_narrator.audio.soundbed import effect_for, synthesise_effect
-from comic_narrator.audio.synthesis import synthesize_script
-from comic_narrator.audio.voicebank import open_voice_bank
 from comic_narrator.config import AudioConfig, RenderConfig, VoiceConfig
 from comic_narrator.progress import SILENT
-from comic_narrator.script.casting import cast_characters
 from comic_narrator.timeline.timing import build_timing
 from comic_narrator.video.encode import encode_mp4
+from comic_narrator.voice.casting import cast_characters
+from comic_narrator.voice.synthesis import synthesize_script
+from comic_narrator.voice.voicebank import open_voice_bank
 
 
 @pytest.mark.parametrize(

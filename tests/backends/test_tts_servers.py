@@ -12,8 +12,6 @@ import pytest
 import soundfile as sf
 
 from comic_narrator.artifacts import Cast, CastMember, Script, ScriptLine
-from comic_narrator.audio.synthesis import synthesize_script
-from comic_narrator.audio.voicebank import open_voice_bank
 from comic_narrator.backends.fish_speech import FishSpeechEngine, ReferenceAudio
 from comic_narrator.backends.openai_speech import OpenAISpeechEngine
 from comic_narrator.backends.protocols import Delivery
@@ -21,6 +19,8 @@ from comic_narrator.config import VoiceConfig
 from comic_narrator.dsp.voice_stats import voice_stats
 from comic_narrator.errors import EngineError, ServerError
 from comic_narrator.progress import SILENT
+from comic_narrator.voice.synthesis import synthesize_script
+from comic_narrator.voice.voicebank import open_voice_bank
 from tests.backends.tts_servers import ServerState, closed_port_url, tone_wav, tts_server
 
 
@@ -197,9 +197,9 @@ def test_reference_recordings_from_the_config_are_sent_inline(tmp_path: Path) ->
 
 
 def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
-    from comic_narrator.audio.voicebank import load_references
     from comic_narrator.cli.options import reference_arg
     from comic_narrator.errors import InputError
+    from comic_narrator.voice.voicebank import load_references
 
     wav = tmp_path / "v.wav"
     with pytest.raises(InputError, match=r"v\.wav"):

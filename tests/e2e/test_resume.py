@@ -16,10 +16,10 @@ import av
 import pytest
 
 from comic_narrator.artifacts import Book, Cast, CastMember, PageReading, Script, ScriptLine
-from comic_narrator.audio.synthesis import synthesize_script
 from comic_narrator.cli import main
 from comic_narrator.config import VoiceConfig
 from comic_narrator.progress import SILENT
+from comic_narrator.voice.synthesis import synthesize_script
 from comic_narrator.workdir import read_artifact
 from tests.conftest import SAMPLE_PAGE
 

@@ -137,9 +137,9 @@ def test_bad_answers_are_clear_errors(mode: str, message: str) -> None:
 
 def test_llm_character_attributes_reach_casting(tmp_path: Path) -> None:
     from comic_narrator.artifacts import BookReading
-    from comic_narrator.audio.voicebank import open_voice_bank
     from comic_narrator.config import VoiceConfig
-    from comic_narrator.script.casting import cast_characters
+    from comic_narrator.voice.casting import cast_characters
+    from comic_narrator.voice.voicebank import open_voice_bank
 
     with chat_server() as (url, _state):
         assert (

@@ -27,7 +27,7 @@ from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
 from comic_narrator.reading.furniture import furniture_reason
 from comic_narrator.reading.geometry import overlap_of_smaller
 from comic_narrator.reading.reader import read_page
-from comic_narrator.script.writer import write_script
+from comic_narrator.voice.writer import write_script
 from tests.conftest import REPO, corpus_path
 from tests.reading.conftest import DATA, load_rgb, page_for, read_bundled
 

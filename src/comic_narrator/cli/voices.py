@@ -8,13 +8,13 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from comic_narrator.audio.normalize import normalize_for_speech
-from comic_narrator.audio.synthesis import write_wav_atomic
-from comic_narrator.audio.voicebank import open_voice_bank
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.cli.options import add_tts_reference_option
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ComicNarratorError, OutputError
+from comic_narrator.voice.normalize import normalize_for_speech
+from comic_narrator.voice.synthesis import write_wav_atomic
+from comic_narrator.voice.voicebank import open_voice_bank
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -9,9 +9,9 @@ import numpy as np
 import soundfile as sf
 
 from comic_narrator.artifacts import Cast, CastMember, Script, ScriptLine
-from comic_narrator.audio.synthesis import synthesize_script
 from comic_narrator.config import VoiceConfig
 from comic_narrator.progress import SILENT
+from comic_narrator.voice.synthesis import synthesize_script
 
 
 def _script(*texts: str) -> Script:

@@ -187,7 +187,7 @@ class VoiceBank:
 
     def default_narrator(self, lang: Literal["en", "ja"]) -> str:
         """The narrator voice casting would pick: the configured one, a server's, else the bundled default."""
-        from comic_narrator.script.casting import pick_narrator
+        from comic_narrator.voice.casting import pick_narrator
 
         return pick_narrator(self.voices(), self._config, lang).id
 

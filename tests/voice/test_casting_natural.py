@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from comic_narrator.artifacts import BookReading, Character, PageReading, Panel, TextRegion
-from comic_narrator.audio.voicebank import open_voice_bank
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.config import VoiceConfig
-from comic_narrator.script.casting import cast_characters
+from comic_narrator.voice.casting import cast_characters
+from comic_narrator.voice.voicebank import open_voice_bank
 from tests.conftest import corpus_path
 
 # What an LLM reader says about Pepper&Carrot ep. 17's speakers (gt.json names them but gives no attributes).

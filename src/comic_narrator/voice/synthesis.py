@@ -13,13 +13,13 @@ import numpy as np
 import soundfile as sf
 
 from comic_narrator.artifacts import Cast, Clip, Script, ScriptLine
-from comic_narrator.audio.normalize import normalize_for_speech
-from comic_narrator.audio.voicebank import VoiceBank, open_voice_bank
 from comic_narrator.backends.protocols import Delivery, Speech
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ComicNarratorError, EngineError
 from comic_narrator.progress import Progress
-from comic_narrator.script.delivery import delivery_for
+from comic_narrator.voice.delivery import delivery_for
+from comic_narrator.voice.normalize import normalize_for_speech
+from comic_narrator.voice.voicebank import VoiceBank, open_voice_bank
 
 EMPTY_SAMPLE_RATE_HZ = 24_000
 """Sample rate written into the zero-length WAV of a line with nothing to say."""

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from comic_narrator.artifacts import CastMember, ScriptLine
-from comic_narrator.audio.voicebank import VoiceBank
 from comic_narrator.backends.piper_tts import PiperEngine
 from comic_narrator.backends.protocols import Delivery, FloatAudio
 from comic_narrator.config import VoiceConfig
 from comic_narrator.dsp.breath import whisperize
 from comic_narrator.dsp.voice_stats import f0_track, voice_stats
-from comic_narrator.script.delivery import delivery_for
+from comic_narrator.voice.delivery import delivery_for
+from comic_narrator.voice.voicebank import VoiceBank
 
 TEXT = "Keep quiet, they are right behind the door."
 RATE = 22_050

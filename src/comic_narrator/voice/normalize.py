@@ -7,7 +7,7 @@ import unicodedata
 from typing import Literal
 
 from comic_narrator.artifacts import TextKind
-from comic_narrator.audio.numbers_en import numbers_to_words
+from comic_narrator.voice.numbers_en import numbers_to_words
 
 INTERJECTIONS_EN: dict[str, str] = {
     # key: the word in lower case with every letter run collapsed to one letter (HMMM -> hm, SHHH -> sh)

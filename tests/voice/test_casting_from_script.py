@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from comic_narrator.artifacts import BookReading, PageReading, Panel, Script, ScriptLine, TextRegion
-from comic_narrator.audio.voicebank import open_voice_bank
 from comic_narrator.config import VoiceConfig
-from comic_narrator.script.casting import cast_characters
-from comic_narrator.script.writer import write_script
+from comic_narrator.voice.casting import cast_characters
+from comic_narrator.voice.voicebank import open_voice_bank
+from comic_narrator.voice.writer import write_script
 
 
 def _reading() -> BookReading:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from comic_narrator.artifacts import CastMember, ScriptLine
 from comic_narrator.config import VoiceConfig
-from comic_narrator.script.delivery import delivery_for
+from comic_narrator.voice.delivery import delivery_for
 
 MEMBER = CastMember(character="a", voice="en-joe", speed=1.1, pitch_semitones=2.0)
 

@@ -13,7 +13,7 @@ from comic_narrator.artifacts import BookReading, Cast, CastMember, Script
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ArtifactError
-from comic_narrator.script.voice_preference import natural_first
+from comic_narrator.voice.voice_preference import natural_first
 
 NARRATOR = "narrator"
 PREFERRED_NARRATORS: dict[str, tuple[str, ...]] = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from comic_narrator.audio.normalize import normalize_for_speech
-from comic_narrator.audio.numbers_en import number_to_words, numbers_to_words, ordinal_words
+from comic_narrator.voice.normalize import normalize_for_speech
+from comic_narrator.voice.numbers_en import number_to_words, numbers_to_words, ordinal_words
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_japanese() -> None:
 
 
 def test_respelled_interjections_are_said_not_spelled() -> None:
-    from comic_narrator.audio.normalize import INTERJECTIONS_EN
+    from comic_narrator.voice.normalize import INTERJECTIONS_EN
 
     for spoken in sorted({v for v in INTERJECTIONS_EN.values() if v}):
         assert _stresses(spoken) <= len(spoken.split()), spoken

@@ -10,7 +10,7 @@ from comic_narrator.artifacts import BookReading, Character, PageReading, TextRe
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ArtifactError
-from comic_narrator.script.casting import cast_characters, format_cast
+from comic_narrator.voice.casting import cast_characters, format_cast
 
 VOICES = [
     VoiceInfo("en-joe", "en", "male", "adult", "piper", narrator=True),
