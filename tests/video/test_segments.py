@@ -175,9 +175,12 @@ def test_rerun_after_deleting_one_segment_renders_only_that_one(rendered: tuple,
     before = _segment_mtimes(work)
     victim = sorted(before)[1]
     (work / SEGMENT_DIR / victim).unlink()
+    (aac,) = (work / SEGMENT_DIR).glob("audio-*.m4a")
+    aac_written_ns = aac.stat().st_mtime_ns
     report = render_video(plan, book, work, SMALL, audio, RATE_HZ, tmp_path / "again.mp4")
     after = _segment_mtimes(work)
     assert report.rendered == 1
+    assert aac.stat().st_mtime_ns == aac_written_ns, "the same track is not encoded again"
     assert set(after) == set(before)
     assert {k: v for k, v in after.items() if k != victim} == {k: v for k, v in before.items() if k != victim}
     assert len(_decoded_luma(tmp_path / "again.mp4")) == sum(shot.frames for shot in plan.shots)

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from comic_narrator.config import RenderConfig
 from comic_narrator.video.color import rgb_to_i420
 from comic_narrator.video.frames import Frame
-from comic_narrator.video.mux import atomic_mp4, mux_segments
+from comic_narrator.video.mux import atomic_mp4, encode_aac, mux_segments
 from comic_narrator.workdir import atomic_temp_path
 
 COLOUR_PARAMS = "colorprim=bt709:transfer=bt709:colormatrix=bt709:range=tv"
@@ -70,8 +70,11 @@ def encode_mp4(
 ) -> None:
     """RGB frames and a mono track straight to one MP4 (one segment, then the same join the render uses)."""
     segment = atomic_temp_path(output.with_name(output.name + ".video.mp4"))
+    sound = atomic_temp_path(output.with_name(output.name + ".audio.m4a"))
     try:
         count = encode_segment(segment, (rgb_to_i420(image) for image in frames), config.fps, config)
-        mux_segments(output, [(segment, count)], config.fps, audio, sample_rate_hz)
+        encode_aac(sound, audio, sample_rate_hz)
+        mux_segments(output, [(segment, count)], config.fps, sound)
     finally:
         segment.unlink(missing_ok=True)
+        sound.unlink(missing_ok=True)

@@ -1,5 +1,5 @@
-"""The final MP4: the cached video segments joined packet by packet (no re-encoding) and the book's audio encoded
-once as AAC beside them, written atomically.
+"""The final MP4: the cached video segments joined packet by packet (no re-encoding) under the book's audio,
+encoded once as AAC (an M4A of its own, so it can be encoded while the video renders), written atomically.
 
 The audio is one encode for the whole book because every AAC stream starts with encoder priming: joining
 per-segment audio would put a gap or a click at each join.
@@ -83,27 +83,34 @@ def _segment_packets(path: Path, fps: int, expected_frames: int) -> tuple[bytes,
     return extradata, packets
 
 
-def mux_segments(
-    output: Path,
-    segments: Sequence[tuple[Path, int]],
-    fps: int,
-    audio: npt.NDArray[np.float32],
-    sample_rate_hz: int,
-) -> int:
-    """Join ``(segment file, frames)`` in order under one AAC track; returns the frames written. Segments must
-    share their encoder settings (one SPS/PPS); a segment that does not is named in the error."""
+def encode_aac(path: Path, audio: npt.NDArray[np.float32], sample_rate_hz: int) -> None:
+    """The mono track on both channels as AAC in an M4A at ``path``, written atomically."""
+    with atomic_mp4(path, "audio encoding") as container:
+        sound = container.add_stream("aac", rate=sample_rate_hz)
+        sound.layout = "stereo"
+        sound.time_base = Fraction(1, sample_rate_hz)
+        for packet in _aac_packets(sound, audio, sample_rate_hz):
+            container.mux(packet)
+
+
+def mux_segments(output: Path, segments: Sequence[tuple[Path, int]], fps: int, audio_file: Path) -> int:
+    """Join ``(segment file, frames)`` in order under the AAC of ``audio_file`` (its packets copied, its priming
+    kept); returns the frames written. Segments must share their encoder settings (one SPS/PPS); a segment
+    that does not is named in the error."""
     if not segments:
         raise EngineError("no video segments to join", path=output)
     frame_time_base = Fraction(1, fps)
     offset_frames = 0
-    with atomic_mp4(output, "muxing") as container, av.open(str(segments[0][0])) as first:
+    with (
+        atomic_mp4(output, "muxing") as container,
+        av.open(str(segments[0][0])) as first,
+        av.open(str(audio_file)) as audio_source,
+    ):
         template = first.streams.video[0]
         first_extradata = bytes(template.codec_context.extradata or b"")
         video = container.add_stream_from_template(template)
-        sound = container.add_stream("aac", rate=sample_rate_hz)
-        sound.layout = "stereo"
-        sound.time_base = Fraction(1, sample_rate_hz)
-        audio_packets = _aac_packets(sound, audio, sample_rate_hz)
+        sound = container.add_stream_from_template(audio_source.streams.audio[0])
+        audio_packets = (p for p in audio_source.demux(audio_source.streams.audio[0]) if p.size > 0)
         pending = next(audio_packets, None)
         for path, frames in segments:
             extradata, packets = _segment_packets(path, fps, frames)
@@ -117,11 +124,13 @@ def mux_segments(
                 packet.stream = video
                 # Interleave: audio up to this video packet's time goes first.
                 while pending is not None and _seconds(pending) <= float(packet.dts * frame_time_base):
+                    pending.stream = sound
                     container.mux(pending)
                     pending = next(audio_packets, None)
                 container.mux(packet)
             offset_frames += frames
         while pending is not None:
+            pending.stream = sound
             container.mux(pending)
             pending = next(audio_packets, None)
     return offset_frames

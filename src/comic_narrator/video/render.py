@@ -6,10 +6,14 @@ so a run killed mid-render keeps the segments it finished.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import queue
+import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -22,8 +26,9 @@ from comic_narrator.artifacts import Book, CameraPlan
 from comic_narrator.config import RenderConfig
 from comic_narrator.progress import SILENT, Progress, StageProgress
 from comic_narrator.video.frames import PagePyramid
-from comic_narrator.video.mux import mux_segments
+from comic_narrator.video.mux import encode_aac, mux_segments
 from comic_narrator.video.segments import SEGMENT_DIR, Segment, plan_segments, render_segment
+from comic_narrator.workdir import text_sha256
 
 POLL_S = 0.2
 
@@ -112,10 +117,34 @@ def _render_here(jobs: list[tuple[Segment, str, str]], config: RenderConfig, sta
 
 
 def _remove_leftovers(folder: Path, keep: set[str]) -> None:
-    """Segments of older keys and temp files of a killed run."""
-    for path in folder.glob("*.mp4"):
+    """Segments and audio of older keys, and temp files of a killed run."""
+    for path in [*folder.glob("*.mp4"), *folder.glob("*.m4a")]:
         if path.name not in keep:
             path.unlink(missing_ok=True)
+
+
+@contextmanager
+def _encoding_aac_meanwhile(path: Path, audio: npt.NDArray[np.float32], sample_rate_hz: int) -> Iterator[None]:
+    """Encode the book's AAC on a thread while the body renders the video (the main process only waits on its
+    workers then); reused when the same track was encoded before."""
+    failures: list[BaseException] = []
+
+    def encode() -> None:
+        try:
+            encode_aac(path, audio, sample_rate_hz)
+        except BaseException as exc:  # handed to the caller's thread below
+            failures.append(exc)
+
+    worker = None if path.exists() else threading.Thread(target=encode, name="aac-encoder", daemon=True)
+    if worker is not None:
+        worker.start()
+    try:
+        yield
+    finally:
+        if worker is not None:
+            worker.join()
+    if failures:
+        raise failures[0]
 
 
 def render_video(
@@ -148,12 +177,14 @@ def render_video(
     order = sorted(missing.values(), key=lambda segment: -segment.frames)
     jobs = [(s, str(work_dir / pages[s.page].image_file), str(work_dir / s.file_name)) for s in order]
     workers = min(worker_count(config), len(jobs))
-    if workers > 1:
-        _render_in_processes(jobs, workers, config, stage)
-    else:
-        _render_here(jobs, config, stage)
-    frames = mux_segments(
-        output, [(work_dir / s.file_name, s.frames) for s in segments], plan.fps, audio, sample_rate_hz
+    audio_file = (
+        folder / f"audio-{text_sha256(str(sample_rate_hz), hashlib.sha256(audio.tobytes()).hexdigest())[:20]}.m4a"
     )
-    _remove_leftovers(folder, names)
+    with _encoding_aac_meanwhile(audio_file, audio, sample_rate_hz):
+        if workers > 1:
+            _render_in_processes(jobs, workers, config, stage)
+        else:
+            _render_here(jobs, config, stage)
+    frames = mux_segments(output, [(work_dir / s.file_name, s.frames) for s in segments], plan.fps, audio_file)
+    _remove_leftovers(folder, names | {audio_file.name})
     return RenderReport(segments=len(segments), rendered=len(missing), frames=frames)
