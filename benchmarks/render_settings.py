@@ -41,7 +41,7 @@ VARIANTS: dict[str, RenderConfig] = {
     "ultrafast": replace(DEFAULT, preset="ultrafast", x264_params="", tune=""),
     "no-tune": replace(DEFAULT, tune=""),
     "tune-stillimage": replace(DEFAULT, tune="stillimage"),
-    "partitions-none": replace(DEFAULT, x264_params=DEFAULT.x264_params + ":partitions=none"),
+    "with-partitions": replace(DEFAULT, x264_params=DEFAULT.x264_params.replace(":partitions=none", "")),
     "crf23": replace(DEFAULT, crf=23),
     "held-camera": DEFAULT,
 }

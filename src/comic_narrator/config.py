@@ -137,21 +137,22 @@ class RenderConfig:
     height_px: int = 1080
     """*key*"""
     fps: int = 24
-    """*key* (through the camera plan). 24, not 30: a fifth fewer frames to warp and encode (measured 0.46 against
-    0.56 CPU s per video s, same size and PSNR); the slow push-ins look the same, the 0.6 s glides between panels
-    move in steps a quarter larger."""
+    """*key* (through the camera plan). 24, not 30: measured 0.48 against 0.54 CPU s per video s (median of 3,
+    benchmarks/render_settings.py), same size and PSNR; the slow push-ins look the same, the 0.6 s glides between
+    panels move in steps a quarter larger."""
     crf: int = 20
     """*key* libx264 constant rate factor (lower = better, bigger)."""
     preset: str = "veryfast"
     """*key* libx264 preset."""
-    x264_params: str = "me=dia:subme=1:b-adapt=0"
-    """*key* added to the preset: a diamond search, the cheapest sub-pixel refinement and fixed B-frames suit a
-    slow, smooth camera; measured on Pepper&Carrot at 1080p30 CRF 20, 40 % less encoder CPU than plain
-    'veryfast' at the same PSNR and within 5 % of its size. Empty when another --preset is chosen."""
+    x264_params: str = "me=dia:subme=1:b-adapt=0:partitions=none"
+    """*key* added to the preset: a diamond search, the cheapest sub-pixel refinement, fixed B-frames and no
+    sub-macroblock partitions suit a slow, smooth camera. Measured on Pepper&Carrot at 1080p24 CRF 20 (median of 3):
+    encoding 11.3 ms a frame against 21.4 for plain 'veryfast', files 7 % bigger, luma PSNR 0.1 dB lower.
+    Empty when another --preset is chosen."""
     tune: str = "animation"
     """*key* libx264 tune ('' = none). 'animation' (more B-frames, stronger deblocking, lighter psychovisual
-    tuning, made for flat drawn areas) measured 10 % less encoder CPU and 7 % smaller files than none at the same
-    PSNR on Pepper&Carrot; 'stillimage' was slower and worse."""
+    tuning, made for flat drawn areas) measured as fast as none and 5 % smaller at the same PSNR on
+    Pepper&Carrot; 'stillimage' no faster and 0.45 dB worse."""
     zoom_amount: float = 0.06
     """How far the Ken Burns move pushes in over one shot (fraction of the view); enters the key through the plan."""
     dim_outside_panel: bool = True
