@@ -18,6 +18,7 @@ import pytest
 
 from comic_narrator.artifacts import Book, BookReading, CameraPlan, PageImage, PageReading, Panel, ShotTiming, Timing
 from comic_narrator.config import RenderConfig
+from comic_narrator.errors import InputError
 from comic_narrator.video.camera import plan_camera
 from comic_narrator.video.color import ycbcr_of
 from comic_narrator.video.frames import PagePyramid
@@ -243,6 +244,7 @@ from pathlib import Path
 import numpy as np
 from comic_narrator.artifacts import Book, CameraPlan
 from comic_narrator.config import RenderConfig
+from comic_narrator.errors import InputError
 from comic_narrator.video.render import render_video
 from comic_narrator.workdir import read_artifact
 
@@ -286,3 +288,14 @@ def test_uniform_page_renders_its_colour_and_the_letterbox_fill() -> None:
     assert abs(int(frame[90, 160]) - y) <= 1
     assert abs(int(frame[180 + 22, 80]) - cb) <= 1 and abs(int(frame[180 + 45 + 22, 80]) - cr) <= 1
     assert abs(int(frame[90, 5]) - ycbcr_of((12, 12, 14))[0]) <= 1, "left of the page is the letterbox"
+
+
+def test_a_page_that_cannot_be_read_fails_the_render_naming_it(tmp_path: Path) -> None:
+    """The error crosses from the worker process to the caller as the same one-line error, naming the file."""
+    plan, book, audio = _job(tmp_path)
+    broken = tmp_path / book.pages[1].image_file
+    broken.write_bytes(b"not a png")
+    with pytest.raises(InputError, match="cannot read the stored page image") as caught:
+        render_video(plan, book, tmp_path, SMALL, audio, RATE_HZ, tmp_path / "out.mp4")
+    assert str(broken) in str(caught.value)
+    assert not (tmp_path / "out.mp4").exists()

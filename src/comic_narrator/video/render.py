@@ -1,5 +1,8 @@
 """The render: which segments the work folder lacks, rendering those in parallel processes, then the join.
 
+Workers are spawned (not forked: the parent holds OCR and voice engines with threads of their own), so a script
+that calls the pipeline needs the usual ``if __name__ == "__main__":`` guard; the CLI has it.
+
 A resumed or re-run job re-renders only segments whose key has no file yet; every file is written atomically,
 so a run killed mid-render keeps the segments it finished.
 """
@@ -92,7 +95,8 @@ def _render_in_processes(
         except queue.Empty:
             return
 
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(progress_queue,)) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(progress_queue,))
+    try:
         pending: set[Future[int]] = {pool.submit(_render_job, seg, image, out, config) for seg, image, out in jobs}
         while pending:
             drain(POLL_S)
@@ -100,6 +104,12 @@ def _render_in_processes(
             for future in finished:
                 future.result()  # re-raises a worker's error here
             pending -= finished
+    except BaseException:
+        # A failed segment or Ctrl-C: drop the queued segments instead of rendering them all before exiting;
+        # the ones being written finish or vanish atomically.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     drain(0)
 
 
