@@ -76,10 +76,11 @@ class VoiceConfig:
     """Global speaking-rate multiplier."""
     jobs: int = 0
     """Parallel synthesis workers; 0 = one per CPU core."""
-    quality: Literal["fast", "natural"] = "fast"
-    """Which bundled voices casting uses: "fast" (every voice within the one-core real-time budget: joe and its
-    variants for English, Open JTalk Mei and hers for Japanese) or "natural" (adds Kokoro's neural voices and
-    prefers them: Kokoro's recorded English and Japanese speakers, about 0.4 CPU s per audio s, 5x joe).
+    quality: Literal["fast", "natural"] = "natural"
+    """Which bundled voices casting uses: "natural" (the default: adds Kokoro's neural voices and prefers them,
+    Kokoro's recorded English and Japanese speakers, about 0.4 CPU s per audio s, 5x joe; a whole run still fits
+    0.5x the video's length on 2 cores) or "fast" (every voice within the one-core real-time budget: joe and its
+    variants for English, Open JTalk Mei and hers for Japanese).
     Voices pinned by --narrator-voice or a cast file are used whatever the setting."""
     read_captions: bool = True
     """Captions are read by the narrator."""

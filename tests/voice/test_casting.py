@@ -121,8 +121,12 @@ TIERED = [
 ]
 
 
+def test_natural_is_the_default_quality() -> None:
+    assert VoiceConfig().quality == "natural"
+
+
 def test_fast_quality_casts_only_fast_voices() -> None:
-    cast = cast_characters(_reading(["a", "b", None]), TIERED, VoiceConfig(), "ja")
+    cast = cast_characters(_reading(["a", "b", None]), TIERED, VoiceConfig(quality="fast"), "ja")
     assert cast.voice_for("narrator").voice == "ja-mei-narrator"
     assert {m.voice for m in cast.members} <= {"ja-mei-narrator", "ja-mei", "ja-mei-man"}
 
@@ -147,5 +151,5 @@ def test_first_lead_contrasts_with_the_narrator() -> None:
     natural = cast_characters(_reading(["a", "a", "b"]), TIERED, VoiceConfig(quality="natural"), "ja")
     assert natural.voice_for("narrator").voice == "ja-kumo"
     assert natural.voice_for("a").gender == "female" and natural.voice_for("b").gender == "male"
-    fast = cast_characters(_reading(["a", "a", "b"]), TIERED, VoiceConfig(), "ja")
+    fast = cast_characters(_reading(["a", "a", "b"]), TIERED, VoiceConfig(quality="fast"), "ja")
     assert fast.voice_for("narrator").gender == "female" and fast.voice_for("a").gender == "male"

@@ -73,7 +73,7 @@ def test_natural_narrator_and_leads_by_default_order(voices: list[VoiceInfo]) ->
     # Pepper is a young woman: bella, the best-graded young woman (A-), before heart (A, adult).
     assert members["narrator"] == "en-michael" and members["Pepper"] == "en-bella"
     # The fast tier is unchanged: joe narrates, joe's woman voices Pepper.
-    fast = {m.character: m.voice for m in cast_characters(reading, voices, VoiceConfig(), "en").members}
+    fast = {m.character: m.voice for m in cast_characters(reading, voices, VoiceConfig(quality="fast"), "en").members}
     assert fast["narrator"] == "en-joe" and fast["Pepper"] == "en-joe-woman"
 
 

@@ -126,8 +126,8 @@ def _narrate_parser() -> argparse.ArgumentParser:
         "--voice-quality",
         choices=["fast", "natural"],
         default=VoiceConfig.quality,
-        help="fast: offline voices within real time on one core (default); natural: also Kokoro's neural voices "
-        "(Kokoro's own English and Japanese speakers, about 5x the CPU: 0.4 CPU s per audio s)",
+        help="natural (default): Kokoro's own English and Japanese speakers for narrator and leads (about 0.4 CPU s "
+        "per audio s); fast: only voices within real time on one core (joe, Mei and their variants, about 5x cheaper)",
     )
     parser.add_argument("--speed", type=_speed, default=1.0, help="global speaking-rate multiplier (0.5-2.0)")
     parser.add_argument("--read-sfx", action="store_true", help="have the narrator speak sound effects too")

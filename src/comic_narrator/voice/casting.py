@@ -187,12 +187,14 @@ def _family(voice: VoiceInfo) -> str:
 
 
 def _pick_lead(character: Character, free: list[VoiceInfo], families: set[str]) -> VoiceInfo:
-    """The best-matching voice nobody has yet: a natural one among equals, the first in pool order (which
-    alternates genders) after that; then, of the equally good voices of that gender, the first not made from a
+    """The best-matching voice nobody has yet: among equals a server's, then a natural one, then the first in pool
+    order (which alternates genders); then, of the equally good voices of that gender, the first not made from a
     speaker already cast (a girl made from bella does not join bella), so leads stay clearly apart."""
 
-    def fit(voice: VoiceInfo) -> tuple[int, bool]:
-        return (_match_score(character, voice), voice.tier == "natural")
+    def fit(voice: VoiceInfo) -> tuple[int, bool, bool]:
+        # Among equally fitting voices, a configured server's first (the user started it to be heard), then a
+        # natural one.
+        return (_match_score(character, voice), voice.engine in SERVER_ENGINES, voice.tier == "natural")
 
     best = max(free, key=fit)
     equals = [v for v in free if fit(v) == fit(best) and v.gender == best.gender]
