@@ -117,12 +117,14 @@ def _find_panels(
 ) -> list[BBox]:
     """The learned segmenter where it applies and is installed, else the classical detector."""
     height_px, width_px = gray.shape
+    classical = detect_panels(image_rgb, params, background)
     wanted = config.panels == "model" or (config.panels == "auto" and not is_colour_page(image_rgb))
     if wanted and suits_model(width_px, height_px):
-        learned = detect_panels_learned(gray, detect_panels(image_rgb, params, background))
+        # The classical boxes also tell the model's title band from a framed panel.
+        learned = detect_panels_learned(gray, classical)
         if learned is not None:
             return learned
-    return detect_panels(image_rgb, params, background)
+    return classical
 
 
 def book_language(readings: list[PageReading]) -> Literal["en", "ja"]:
