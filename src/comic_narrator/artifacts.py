@@ -149,6 +149,23 @@ class Cast(Artifact):
         raise KeyError(character)
 
 
+class BookCharacter(Artifact):
+    """One speaking character of the book, as pages added it: its book-wide id and its voice."""
+
+    id: str
+    first_page: int = Field(description="the page (from 0) it first speaks on")
+    lines: int
+    voice: str | None = None
+
+
+class BookCharacters(Artifact):
+    """Who is who for the whole book (``characters.json``): ids stay the same whatever order pages finish in,
+    because pages are linked and cast in book order."""
+
+    schema_version: int = 1
+    characters: list[BookCharacter]
+
+
 class ScriptLine(Artifact):
     """One utterance in book order. Editing ``text``, ``speaker`` or ``emotion`` re-voices only this line."""
 

@@ -179,6 +179,9 @@ class RunConfig:
     audio: AudioConfig = field(default_factory=AudioConfig)
     render: RenderConfig = field(default_factory=RenderConfig)
     vision_only: bool = False
+    keep_going: bool = False
+    """A page that fails to be read or voiced is recorded and shown silent while the rest go on (the exit code
+    still says something failed); without it the first such page stops the run."""
     """Stop after the reading stages (writes readings to the work folder)."""
     reading_file: Path | None = None
     """Start from an edited BookReading JSON instead of reading the pages."""

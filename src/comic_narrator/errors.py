@@ -35,6 +35,10 @@ class ArtifactError(ComicNarratorError):
     """A stored or user-edited artifact (reading, script, cast) does not parse or validate."""
 
 
+class PageError(ComicNarratorError):
+    """A page failed in a stage (the rest can go on with --keep-going)."""
+
+
 class EngineError(ComicNarratorError):
     """An engine (OCR, TTS, encoder) failed or is not installed."""
 

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import json
 import logging
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
 
 from comic_narrator import __version__
 from comic_narrator.artifacts import Book, BookReading, Cast, ClipList, Script
 from comic_narrator.config import IngestConfig, RunConfig
 from comic_narrator.errors import ArtifactError, InputError
+from comic_narrator.flow.engines import Engines
+from comic_narrator.flow.stream import PageWork, Streamed
 from comic_narrator.ingest.book import ingest_book, input_kind
 from comic_narrator.progress import SILENT, Progress
-from comic_narrator.reading.stage import read_pages
 from comic_narrator.workdir import (
     atomic_write_text,
     file_sha256,
@@ -100,42 +105,28 @@ def load_reading_file(path: Path, book: Book) -> BookReading:
     return reading
 
 
-def load_script_file(path: Path, reading: BookReading) -> Script:
-    """An edited script; a line placed on a page or panel the reading lacks would be voiced but never heard (the
-    timeline has no shot for it), so it is refused, naming the line."""
-    script = read_artifact(path, Script)
-    places = {(page.page, panel) for page in reading.pages for panel in range(-1, len(page.panels))}
-    for index, line in enumerate(script.lines):
-        if (line.page, line.panel) not in places:
-            pages = ", ".join(f"{page.page} (panels -1..{len(page.panels) - 1})" for page in reading.pages)
-            raise ArtifactError(
-                f"lines.{index}: page {line.page}, panel {line.panel} is not in the reading; its pages are {pages}",
-                path=path,
-            )
-    return script
-
-
-def script_stage(reading: BookReading, run: RunConfig, progress: Progress) -> Script:
-    """Stage 4: the script. A script.json the user edited in the work folder wins over a regenerated one."""
-    from comic_narrator.voice.writer import write_script
-
+def given_script(run: RunConfig, progress: Progress) -> tuple[Script | None, Path | None]:
+    """The script the user gave (``--script``) or edited in the work folder (its bytes differ from what the last
+    run wrote), else None: the writer makes each page's lines as the page streams by."""
     if run.script_file is not None:
         progress.note(f"[script] using {run.script_file}")
-        return load_script_file(run.script_file, reading)
+        return read_artifact(run.script_file, Script), run.script_file
     script_file, key_file = run.work_dir / "script.json", run.work_dir / "script.key"
-    inputs_key = text_sha256("script", reading.model_dump_json(), json.dumps(asdict(run.voice), default=str))
     if script_file.exists() and key_file.exists():
         stored = key_file.read_text(encoding="utf-8").split()
         written_sha = stored[1] if len(stored) == 2 else ""
         if file_sha256(script_file) != written_sha:
             progress.note(f"[script] {script_file} was edited: using it as it is")
-            return load_script_file(script_file, reading)
-        if stored[0] == inputs_key:
-            return read_artifact(script_file, Script)
-    script = write_script(reading, run.voice)
-    written_sha = write_artifact(script_file, script)
-    atomic_write_text(key_file, f"{inputs_key} {written_sha}")
-    return script
+            return read_artifact(script_file, Script), script_file
+    return None, None
+
+
+def _write_script(run: RunConfig, reading: BookReading, script: Script, edited: bool) -> None:
+    if edited:
+        return
+    inputs_key = text_sha256("script", reading.model_dump_json(), json.dumps(asdict(run.voice), default=str))
+    written_sha = write_artifact(run.work_dir / "script.json", script)
+    atomic_write_text(run.work_dir / "script.key", f"{inputs_key} {written_sha}")
 
 
 def _output_stamp(path: Path) -> str:
@@ -182,18 +173,74 @@ def _attach_stack(config: RunConfig, progress: Progress) -> tuple[RunConfig, Tur
     return config, Turns(stack)
 
 
+def _engines(config: RunConfig, stack: ExitStack, progress: Progress) -> Engines:
+    """Every engine the run needs, built once here and handed to the stages."""
+    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+    from comic_narrator.voice.voicebank import open_voice_bank
+
+    engines = Engines(ocr=None, bank=None)
+    if config.reading_file is None:
+        engines.ocr = stack.enter_context(RapidOcrEngine())
+        if config.vision.vision == "llm":
+            from comic_narrator.backends.openai_chat import OpenAIChatClient
+
+            client = OpenAIChatClient(config.llm)
+            engines.llm_model = client.resolve_model()  # fails fast, with what to start, when the server is down
+            engines.llm_client = client
+    if not config.vision_only:
+        engines.bank = stack.enter_context(open_voice_bank(config.voice))
+    return engines
+
+
+def _master(streamed: Streamed, config: RunConfig) -> Iterator[npt.NDArray[np.float32]]:
+    """The book's audio, a page at a time: the voices brought to the loudness target measured over the whole
+    book, the limiter's loss made up once, the sound bed beneath, peaks limited."""
+    from comic_narrator.audio.mix import (
+        DUAL_MONO_LU,
+        bed_for,
+        block_powers,
+        gain_for,
+        gated_loudness,
+        limit_peaks,
+        mix_voices,
+    )
+
+    pages = [w for w in streamed.pages if w.timing is not None]
+    target = config.audio.target_lufs - DUAL_MONO_LU
+    gain = np.float32(gain_for(gated_loudness([w.powers for w in pages]), target))
+
+    def voices(work: PageWork) -> npt.NDArray[np.float32]:
+        assert work.timing is not None
+        return mix_voices(config.work_dir, work.timing, work.clips) * gain
+
+    limited = [
+        block_powers(limit_peaks(voices(w), w.timing.sample_rate_hz), w.timing.sample_rate_hz)
+        for w in pages
+        if w.timing
+    ]
+    shortfall = gain_for(gated_loudness(limited), target)
+    makeup = np.float32(shortfall if shortfall > 10 ** (0.1 / 20) else 1.0)
+    for number, work in enumerate(pages):
+        assert work.timing is not None
+        track = voices(work) * makeup
+        if config.audio.sound_bed:
+            page = BookReading(source="", lang=streamed.reading.lang, pages=[work.reading])
+            track += bed_for(page, work.timing, len(track), config.audio, seed=17 + number)
+        yield limit_peaks(track, work.timing.sample_rate_hz)
+
+
 def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
-    """The whole job: ingest, read, cast, script, voice, time, mix, plan the camera, render."""
+    """The whole job: ingest, then every page through read, link, script, cast, voice, timing, camera and render
+    as it streams; then the book's audio mastered page by page and the segments joined under it."""
     import time
 
-    from comic_narrator.audio.mix import mix_track, write_wav
+    import soundfile
+
+    from comic_narrator.flow.executor import READ_AHEAD_PAGES, LocalExecutor
+    from comic_narrator.flow.stream import book_timing, stream_pages
     from comic_narrator.timeline.subtitles import build_srt
-    from comic_narrator.timeline.timing import build_timing
-    from comic_narrator.video.camera import plan_camera
-    from comic_narrator.video.render import render_video
-    from comic_narrator.voice.casting import cast_characters
-    from comic_narrator.voice.synthesis import synthesize_script
-    from comic_narrator.voice.voicebank import open_voice_bank
+    from comic_narrator.video.render import join_video
+    from comic_narrator.video.segments import plan_segments
 
     work = config.work_dir
     work.mkdir(parents=True, exist_ok=True)
@@ -210,55 +257,80 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     book = load_or_ingest(config.input_path, config.ingest, work, progress)
     result.pages = len(book.pages)
     lap("ingest")
-    if config.reading_file is not None:
-        reading = load_reading_file(config.reading_file, book)
-    else:
-        with turns.llm() if turns else nullcontext():
-            reading, result.failures = read_pages(book, config.vision, work, progress, config.llm)
-    write_artifact(work / "reading.json", reading)
+    given_reading = load_reading_file(config.reading_file, book) if config.reading_file is not None else None
+    script, script_origin = (None, None) if config.vision_only else given_script(config, progress)
+    render_stage = None if config.vision_only else progress.stage("render", 0)
+    with ExitStack() as stack, ExitStack() as turn:
+        after_reading = None
+        timeshare = turns is not None and turns.stack.timeshare
+        if turns is not None and timeshare:  # vLLM reads every page, then sleeps while the voices are made
+            turn.enter_context(turns.llm())
+
+            def after_reading() -> None:
+                turn.close()
+                turn.enter_context(turns.tts())
+
+        executor = LocalExecutor(
+            config, render_stage, -1 if timeshare else READ_AHEAD_PAGES, after_reading=after_reading
+        )
+        try:
+            engines = _engines(config, stack, progress)
+            streamed = stream_pages(book, config, engines, executor, progress, given_reading, script, script_origin)
+            executor.finish()
+        except BaseException:
+            executor.cancel()
+            raise
+    result.failures = streamed.failures
     _record_failures(work, result.failures)
+    write_artifact(work / "reading.json", streamed.reading)
     result.reading_file = work / "reading.json"
-    lap("read")
+    lap("stream")
     if config.vision_only:
         return result
-
-    with open_voice_bank(config.voice) as bank:
-        voices = bank.voices()
-    script = script_stage(reading, config, progress)
-    cast = cast_characters(reading, voices, config.voice, script.lang, script)
-    write_artifact(work / "cast.json", cast)
-    print_cast(cast, progress)
-    lap("script")
-    with turns.tts() if turns else nullcontext():
-        clips = synthesize_script(script, cast, config.voice, work / "clips", progress)
+    _write_script(config, streamed.reading, streamed.script, edited=script is not None)
+    if streamed.cast is not None:
+        write_artifact(work / "cast.json", streamed.cast)
+        print_cast(streamed.cast, progress)
+    write_artifact(work / "characters.json", streamed.characters)
+    clips = [clip for page in streamed.pages for clip in page.clips]
     write_artifact(work / "clips.json", ClipList(clips=clips))
-    lap("voice")
-    timing = build_timing(reading, script, clips, config.audio, config.render.fps)
+    timing, plan = book_timing(streamed.pages)
     write_artifact(work / "timing.json", timing)
-    track = mix_track(work, timing, clips, config.audio, reading)
-    write_wav(work / "audio.wav", track, timing.sample_rate_hz)
-    srt_path = config.output_path.with_suffix(".srt")
-    subtitles = build_srt(script, clips, timing)  # written beside the video once the video is written
-    lap("mix")
-    plan = plan_camera(reading, timing, config.render)
     write_artifact(work / "camera.json", plan)
+    srt_path = config.output_path.with_suffix(".srt")
+    subtitles = build_srt(streamed.script, clips, timing)
+    segments = [
+        segment
+        for page in streamed.pages
+        if page.plan is not None
+        for segment in plan_segments(page.plan, {page.image.index: page.image.sha256}, config.render)
+    ]
     render_key = text_sha256(
         "render",
         __version__,
-        plan.model_dump_json(),
-        file_sha256(work / "audio.wav"),
-        json.dumps(asdict(config.render), default=str),
-        *(page.sha256 for page in book.pages),
+        timing.model_dump_json(),
+        *(f"{clip.line_id}:{clip.cache_key}" for clip in clips),
+        json.dumps(asdict(config.audio), default=str),
+        *(segment.key for segment in segments),
     )
-    if _output_is_current(work / "render.key", render_key, config.output_path):
+    if _output_is_current(work / "render.key", render_key, config.output_path) and (work / "audio.wav").exists():
         progress.note(f"[render] {config.output_path} is up to date")
     else:
-        report = render_video(
-            plan, book, work, config.render, track, timing.sample_rate_hz, config.output_path, progress
-        )
-        progress.note(f"[render] {report.rendered} of {report.segments} segment(s) rendered, the rest reused")
+        audio_path = work / "audio.wav"
+        with soundfile.SoundFile(
+            str(audio_path), "w", samplerate=timing.sample_rate_hz, channels=1, subtype="PCM_16", format="WAV"
+        ) as wav:
+
+            def pieces() -> Iterator[npt.NDArray[np.float32]]:
+                for piece in _master(streamed, config):
+                    wav.write(piece)
+                    yield piece
+
+            join_video(config.output_path, segments, work, timing.fps, pieces(), timing.sample_rate_hz)
+        if render_stage is not None:
+            progress.note(f"[render] {render_stage.done} frame(s): {executor.rendered_note()}")
         atomic_write_text(work / "render.key", f"{render_key} {_output_stamp(config.output_path)}")
     atomic_write_text(srt_path, subtitles)
-    lap("render")
+    lap("join")
     result.output, result.subtitles, result.duration_s = config.output_path, srt_path, timing.duration_s
     return result

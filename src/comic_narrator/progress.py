@@ -34,6 +34,11 @@ class StageProgress:
                 self._last_print_s = now
                 self._emit(detail)
 
+    def grow(self, n: int) -> None:
+        """More work became known (pages streaming in hand over their frames as they are planned)."""
+        with self._lock:
+            self.total += max(n, 0)
+
     def eta_s(self) -> float | None:
         if self.done <= 0 or self.total <= 0:
             return None

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import av
@@ -51,6 +52,22 @@ def _assert_valid_mp4(path: Path) -> None:
     assert frames == round(video_s * 24)
 
 
+def _kill_once(command: list[str], ready: Callable[[], bool], what: str, within_s: float) -> None:
+    """Start ``command`` and SIGKILL it the moment ``ready()`` holds (polled every 10 ms)."""
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + within_s
+    try:
+        while not ready():
+            assert first.poll() is None, f"the run ended before any {what} was written"
+            assert time.monotonic() < deadline, f"no {what} within {within_s:g} s"
+            time.sleep(0.01)
+        os.kill(first.pid, signal.SIGKILL)
+    finally:
+        first.kill()
+        first.wait()
+    assert first.returncode == -signal.SIGKILL
+
+
 @pytest.mark.slow
 def test_sigkill_while_voicing_then_resume(tmp_path: Path) -> None:
     """Real: the installed `comic-narrator` command on the bundled sample page, killed with SIGKILL as soon as its
@@ -59,18 +76,7 @@ def test_sigkill_while_voicing_then_resume(tmp_path: Path) -> None:
     out = tmp_path / "out.mp4"
     command = [*_cli(), str(SAMPLE_PAGE), "-o", str(out), *FAST]
     clips = tmp_path / "out.mp4.work" / "clips"
-    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 240
-    try:
-        while not (clips.is_dir() and _mtimes(clips)):
-            assert first.poll() is None, "the run ended before any clip was written"
-            assert time.monotonic() < deadline, "no clip within 240 s"
-            time.sleep(0.01)
-        os.kill(first.pid, signal.SIGKILL)
-    finally:
-        first.kill()
-        first.wait()
-    assert first.returncode == -signal.SIGKILL
+    _kill_once(command, lambda: clips.is_dir() and bool(_mtimes(clips)), "clip", 240)
     assert not out.exists(), "the killed run got as far as the video: it was not killed mid-run"
     finished = _mtimes(clips)
     readings = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "out.mp4.work" / "readings").glob("*.json")}
@@ -120,3 +126,50 @@ def test_truncated_clip_is_voiced_again(tmp_path: Path) -> None:
     (again,) = synthesize_script(script, cast, config, tmp_path / "clips", SILENT)
     assert again.duration_s == pytest.approx(clip.duration_s)
     assert len(wav.read_bytes()) == len(whole)
+
+
+def _segments(work: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in (work / "segments").glob("page-*.mp4")}
+
+
+def _duration_s(path: Path) -> float:
+    with av.open(str(path)) as container:
+        video = container.streams.video[0]
+        assert video.duration is not None and video.time_base is not None
+        return float(video.duration * video.time_base)
+
+
+@pytest.mark.slow
+def test_sigkill_while_pages_stream_then_resume_gives_the_same_video(tmp_path: Path) -> None:
+    """Real: the installed command on two pages of the bundled manga sample, streamed (page 2 is read and voiced
+    while page 1 renders). Killed with SIGKILL once the first video segment is on disk, then run again: the
+    finished segments are reused as they are (same files, same mtimes), and the subtitles and the duration equal
+    those of a run that was never interrupted (within one frame)."""
+    manga = Path(__file__).parents[2] / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
+    options = [str(manga), "--pages", "1-2", "--layout", "manga", *FAST]
+    reference = tmp_path / "reference.mp4"
+    whole = subprocess.run([*_cli(), *options[:-1], "-o", str(reference)], capture_output=True, text=True, timeout=900)
+    assert whole.returncode == 0, whole.stderr
+
+    out = tmp_path / "out.mp4"
+    work = tmp_path / "out.mp4.work"
+    _kill_once(
+        [*_cli(), *options, "-o", str(out)],
+        lambda: (work / "segments").is_dir() and bool(_segments(work)),
+        "segment",
+        600,
+    )
+    assert not out.exists(), "the killed run got as far as the video"
+    finished = _segments(work)
+
+    rerun = subprocess.run([*_cli(), *options[:-1], "-o", str(out)], capture_output=True, text=True, timeout=900)
+    assert rerun.returncode == 0, rerun.stderr
+    after = _segments(work)
+    assert {name: after[name] for name in finished} == finished, "finished segments were rendered again"
+    reused = re.search(r"(\d+) reused", rerun.stderr)
+    assert reused is not None and int(reused.group(1)) >= len(finished)
+    assert out.with_suffix(".srt").read_text(encoding="utf-8") == reference.with_suffix(".srt").read_text(
+        encoding="utf-8"
+    )
+    assert abs(_duration_s(out) - _duration_s(reference)) <= 1 / 24 + 1e-6
+    _assert_valid_mp4(out)

@@ -211,7 +211,7 @@ def test_a_script_line_on_a_page_the_book_lacks_is_refused(
     assert str(script_file) in err and "lines.0: page 1, panel 0 is not in the reading" in err
 
 
-def test_a_page_whose_reading_crashes_is_listed_in_failures_json(
+def test_a_page_whose_reading_crashes_stops_the_run_or_with_keep_going_is_listed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Stand-in: the crash (the local reader is replaced by one that raises, as a reader bug on an odd page would).
@@ -224,7 +224,11 @@ def test_a_page_whose_reading_crashes_is_listed_in_failures_json(
     monkeypatch.setattr(reader, "read_page", crash)
     out = tmp_path / "crash.mp4"
     capsys.readouterr()
-    assert main([str(SAMPLE_PAGE), "-o", str(out), "--preset", "ultrafast"]) == 0
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "--preset", "ultrafast"]) == 2
+    err = capsys.readouterr().err
+    assert "page 1" in err and "a reader bug on this page" in err and "--keep-going" in err
+    assert not out.exists()
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "--preset", "ultrafast", "--keep-going"]) == 3
     failures = json.loads((_work(out) / "failures.json").read_text())
     assert len(failures) == 1 and "page 1" in failures[0] and "a reader bug on this page" in failures[0]
     assert "a reader bug on this page" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import gcd
 from pathlib import Path
 
@@ -91,18 +92,10 @@ def _db(dbfs: float) -> float:
     return float(10 ** (dbfs / 20))
 
 
-def mix_track(
-    work_dir: Path,
-    timing: Timing,
-    clips: list[Clip],
-    config: AudioConfig,
-    reading: BookReading | None = None,
-) -> npt.NDArray[np.float32]:
-    """One mono track, sample-exact to the timeline (len == total frames x rate / fps): the voices at the
-    loudness target, the sound bed (when a reading is given and the bed is on) at fixed levels beneath."""
+def mix_voices(work_dir: Path, timing: Timing, clips: list[Clip]) -> npt.NDArray[np.float32]:
+    """The voices alone, as recorded, sample-exact to the timeline (len == total frames x rate / fps)."""
     rate = timing.sample_rate_hz
-    total_frames = sum(shot.frames for shot in timing.shots)
-    total_samples = round(total_frames * rate / timing.fps)
+    total_samples = round(sum(shot.frames for shot in timing.shots) * rate / timing.fps)
     voices = np.zeros(total_samples, dtype=np.float32)
     clip_by_line = {clip.line_id: clip for clip in clips}
     for shot in timing.shots:
@@ -115,6 +108,67 @@ def mix_track(
             start = round(start_s * rate)
             end = min(start + len(samples), shot_end, total_samples)
             voices[start:end] += samples[: end - start]
+    return voices
+
+
+def block_powers(track: npt.NDArray[np.float32], sample_rate_hz: int) -> npt.NDArray[np.float64]:
+    """The K-weighted mean square of every 400 ms block, 100 ms apart (ITU-R BS.1770-4): what integrated
+    loudness is made of, so a book's loudness can be measured page by page without holding the book."""
+    block, hop = round(0.4 * sample_rate_hz), round(0.1 * sample_rate_hz)
+    if len(track) < block:
+        return np.zeros(0)
+    weighted = track.astype(np.float64)
+    for stage in pyloudnorm.Meter(sample_rate_hz)._filters.values():  # the meter's own K-weighting
+        weighted = stage.apply_filter(weighted)
+    cumulative = np.concatenate([[0.0], np.cumsum(np.square(weighted))])
+    starts = np.arange(0, len(track) - block + 1, hop)
+    return np.asarray((cumulative[starts + block] - cumulative[starts]) / block, dtype=np.float64)
+
+
+def gated_loudness(powers: Sequence[npt.NDArray[np.float64]]) -> float:
+    """Integrated loudness (LUFS) of blocks gathered from many pieces: the absolute gate at -70 LUFS, then the
+    relative one 10 LU under the mean of what passed; -inf when nothing passes."""
+    z = np.concatenate([np.zeros(0), *powers])
+    with np.errstate(divide="ignore"):
+        loudness = -0.691 + 10 * np.log10(z)
+    kept = z[loudness >= -70.0]
+    if len(kept) == 0:
+        return float("-inf")
+    relative = -0.691 + 10 * np.log10(kept.mean()) - 10.0
+    kept = z[(loudness >= -70.0) & (loudness >= relative)]
+    return float(-0.691 + 10 * np.log10(kept.mean())) if len(kept) else float("-inf")
+
+
+def gain_for(loudness_lufs: float, target_lufs: float) -> float:
+    return 1.0 if not np.isfinite(loudness_lufs) else float(10 ** ((target_lufs - loudness_lufs) / 20))
+
+
+def bed_for(
+    reading: BookReading, timing: Timing, total_samples: int, config: AudioConfig, seed: int = 17
+) -> npt.NDArray[np.float32]:
+    """The sound bed at its fixed levels (room tone, page turns, sound words), sample-aligned with ``timing``."""
+    return build_bed(
+        reading,
+        timing,
+        total_samples,
+        effects_peak=_db(config.effects_peak_dbfs),
+        page_turn_peak=_db(config.page_turn_peak_dbfs),
+        room_tone_peak=_db(config.room_tone_peak_dbfs),
+        seed=seed,
+    )
+
+
+def mix_track(
+    work_dir: Path,
+    timing: Timing,
+    clips: list[Clip],
+    config: AudioConfig,
+    reading: BookReading | None = None,
+) -> npt.NDArray[np.float32]:
+    """One mono track, sample-exact to the timeline (len == total frames x rate / fps): the voices at the
+    loudness target, the sound bed (when a reading is given and the bed is on) at fixed levels beneath."""
+    rate = timing.sample_rate_hz
+    voices = mix_voices(work_dir, timing, clips)
     target_lufs = config.target_lufs - DUAL_MONO_LU
     voices *= np.float32(loudness_gain(voices, rate, target_lufs))
     # The limiter takes loudness off the peaks (0.5 LU on the sample page): made up once, on the voices alone, so
@@ -123,14 +177,7 @@ def mix_track(
     if shortfall > 10 ** (0.1 / 20):
         voices *= np.float32(shortfall)
     if reading is not None and config.sound_bed:
-        voices += build_bed(
-            reading,
-            timing,
-            total_samples,
-            effects_peak=_db(config.effects_peak_dbfs),
-            page_turn_peak=_db(config.page_turn_peak_dbfs),
-            room_tone_peak=_db(config.room_tone_peak_dbfs),
-        )
+        voices += bed_for(reading, timing, len(voices), config)
     return limit_peaks(voices, rate)
 
 

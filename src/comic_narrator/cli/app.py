@@ -113,6 +113,12 @@ def _narrate_parser() -> argparse.ArgumentParser:
     _add_input_options(parser)
     parser.add_argument("-o", "--output", type=Path, help="the MP4 to write (default: INPUT-NAME.mp4 here)")
     parser.add_argument("--vision-only", action="store_true", help="stop after reading the pages")
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="a page that fails to be read or voiced is recorded in failures.json and shown silent while the "
+        "other pages go on (the exit code is still 3); without it the first such page stops the run",
+    )
     parser.add_argument("--reading", type=Path, help="start from an edited reading JSON (read --json output)")
     parser.add_argument("--script", type=Path, help="start from an edited script JSON (WORK/script.json)")
     parser.add_argument(
@@ -221,6 +227,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             jobs=args.jobs,
         ),
         vision_only=args.vision_only,
+        keep_going=args.keep_going,
         reading_file=args.reading,
         script_file=args.script,
         stack_file=args.stack,
@@ -263,6 +270,10 @@ def _guarded(action: Callable[[], int], log_path: Path) -> int:
         return 1
 
 
+PAGES_FAILED_EXIT = 3
+"""The run finished (with --keep-going) but some pages failed; failures.json lists them."""
+
+
 def narrate_main(argv: Sequence[str]) -> int:
     from comic_narrator import pipeline
     from comic_narrator.workdir import ensure_writable_output
@@ -297,7 +308,7 @@ def narrate_main(argv: Sequence[str]) -> int:
                 f"{wall_s:.1f} s{ratio}; {len(result.failures)} failure(s)), {result.subtitles}; "
                 f"work: {result.work_dir}"
             )
-        return 0
+        return PAGES_FAILED_EXIT if result.failures else 0
 
     log_path = _setup_log(config.work_dir if config.output_path.parent.exists() else None)
     return _guarded(action, log_path)

@@ -95,59 +95,64 @@ def speaker_distance(a: Utterance, b: Utterance) -> float:
     return distance
 
 
-def cluster_utterances(items: list[Utterance], threshold: float = _SAME_FIGURE_DISTANCE) -> list[int]:
-    """Average-linkage clustering in reading order: a cluster index per item, numbered by first appearance.
+class SpeakerLinker:
+    """Book-wide character ids, grown page by page in reading order: each speaking balloon joins the character
+    whose balloons it looks most like (average linkage), or starts a new one. Pages must be added in book order;
+    the ids then do not depend on how many pages were read ahead, so a page's own cached reading stays valid.
 
     The speaker of the previous balloon is favoured (its distance counts 0.8 times): a character often speaks
     several balloons in a row, and a colour histogram is noisy evidence against it."""
-    clusters: list[list[int]] = []
-    previous = -1
-    for i, item in enumerate(items):
-        best, best_d = -1, threshold
-        for c, members in enumerate(clusters):
-            d = float(np.mean([speaker_distance(item, items[m]) for m in members]))
-            if c == previous:
+
+    def __init__(self, threshold: float = _SAME_FIGURE_DISTANCE) -> None:
+        self.threshold = threshold
+        self.items: list[Utterance] = []
+        self.clusters: list[list[int]] = []
+        self.previous = -1
+        self.pages = 0
+
+    def assign(self, item: Utterance) -> int:
+        """The cluster index (numbered by first appearance) the utterance joins."""
+        best, best_d = -1, self.threshold
+        for c, members in enumerate(self.clusters):
+            d = float(np.mean([speaker_distance(item, self.items[m]) for m in members]))
+            if c == self.previous:
                 d *= 0.8
             if d < best_d:
                 best, best_d = c, d
+        self.items.append(item)
         if best < 0:
-            clusters.append([i])
-            previous = len(clusters) - 1
+            self.clusters.append([len(self.items) - 1])
+            best = len(self.clusters) - 1
         else:
-            clusters[best].append(i)
-            previous = best
-    out = [0] * len(items)
-    for c, members in enumerate(clusters):
-        for m in members:
-            out[m] = c
-    return out
+            self.clusters[best].append(len(self.items) - 1)
+        self.previous = best
+        return best
+
+    def add_page(self, reading: PageReading) -> PageReading:
+        """The page with its speakers renamed to book-wide ids (``char1``, ``char2``, ...)."""
+        texts: list[TextRegion] = []
+        for text in reading.texts:
+            if text.speaker is None or not text.speaker_signature:
+                texts.append(text)
+                continue
+            item = Utterance(
+                page=self.pages,
+                panel=text.panel,
+                centre_x_frac=(text.bbox[0] + text.bbox[2] / 2) / max(reading.width, 1),
+                signature=tuple(text.speaker_signature),
+            )
+            texts.append(text.model_copy(update={"speaker": f"char{self.assign(item) + 1}"}))
+        self.pages += 1
+        return reading.model_copy(update={"texts": texts})
+
+
+def cluster_utterances(items: list[Utterance], threshold: float = _SAME_FIGURE_DISTANCE) -> list[int]:
+    """Average-linkage clustering in reading order (see :class:`SpeakerLinker`): a cluster index per item."""
+    linker = SpeakerLinker(threshold)
+    return [linker.assign(item) for item in items]
 
 
 def link_speakers(readings: list[PageReading]) -> list[PageReading]:
     """Character ids consistent across the book: balloons whose pointed-at figures look alike share an id."""
-    keys: list[tuple[int, int]] = []
-    items: list[Utterance] = []
-    for p, reading in enumerate(readings):
-        for t, text in enumerate(reading.texts):
-            if text.speaker is not None and text.speaker_signature:
-                keys.append((p, t))
-                items.append(
-                    Utterance(
-                        page=p,
-                        panel=text.panel,
-                        centre_x_frac=(text.bbox[0] + text.bbox[2] / 2) / max(reading.width, 1),
-                        signature=tuple(text.speaker_signature),
-                    )
-                )
-    if not keys:
-        return list(readings)
-    ids = cluster_utterances(items)
-    by_key = {key: f"char{ids[i] + 1}" for i, key in enumerate(keys)}
-    out: list[PageReading] = []
-    for p, reading in enumerate(readings):
-        texts: list[TextRegion] = []
-        for t, text in enumerate(reading.texts):
-            new_id = by_key.get((p, t))
-            texts.append(text if new_id is None else text.model_copy(update={"speaker": new_id}))
-        out.append(reading.model_copy(update={"texts": texts}))
-    return out
+    linker = SpeakerLinker()
+    return [linker.add_page(reading) for reading in readings]

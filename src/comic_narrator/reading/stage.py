@@ -8,6 +8,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -19,6 +20,10 @@ from comic_narrator.config import LlmConfig, VisionConfig
 from comic_narrator.errors import ComicNarratorError, InputError
 from comic_narrator.progress import SILENT, Progress
 from comic_narrator.workdir import read_cached_artifact, text_sha256, write_artifact
+
+if TYPE_CHECKING:
+    from comic_narrator.backends.openai_chat import OpenAIChatClient
+    from comic_narrator.backends.protocols import OcrEngine
 
 log = logging.getLogger("comic_narrator")
 
@@ -58,50 +63,79 @@ def _unread_page(page: PageImage) -> PageReading:
     )
 
 
+def local_reading_key(book: Book, page: PageImage, config: VisionConfig, ocr_name: str) -> str:
+    """What a page's local reading depends on: the reader's code and model, the page's pixels, the options."""
+    options = json.dumps(asdict(replace(config, vision="local")), sort_keys=True)
+    return text_sha256(
+        "reading",
+        str(PageReading.model_fields["schema_version"].default),
+        __version__,
+        reader_fingerprint(),
+        page.sha256,
+        options,
+        str(book.manga_hint),
+        ocr_name,
+    )[:20]
+
+
+def read_one_page(
+    book: Book, page: PageImage, config: VisionConfig, work_dir: Path, ocr: OcrEngine
+) -> tuple[PageReading, str | None, bool]:
+    """One page read locally (or taken from the cache): the reading, a failure line when the reader crashed on
+    the page (the page is then shown unread), and whether it came from the cache."""
+    from comic_narrator.reading.reader import read_page
+
+    cached = work_dir / "readings" / f"page-{page.index + 1:04d}.{local_reading_key(book, page, config, ocr.name)}.json"
+    stored = read_cached_artifact(cached, PageReading)
+    if stored is not None:
+        return stored, None, True
+    image = load_page_rgb(work_dir, page)
+    try:
+        reading = read_page(image, page, config=replace(config, vision="local"), manga_hint=book.manga_hint, ocr=ocr)
+    except ComicNarratorError:
+        raise
+    except Exception as exc:  # a reader bug on one odd page must not lose the rest of the book
+        log.exception("reading page %s failed", page.index + 1)
+        return _unread_page(page), f"page {page.index + 1} ({page.source}): reading failed: {exc!r}", False
+    write_artifact(cached, reading)
+    return reading, None, False
+
+
 def _read_locally(
     book: Book, config: VisionConfig, work_dir: Path, progress: Progress
 ) -> tuple[list[PageReading], list[str]]:
     from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-    from comic_narrator.reading.reader import read_page
 
-    readings_dir = work_dir / "readings"
-    local_options = replace(config, vision="local")
-    options = json.dumps(asdict(local_options), sort_keys=True)
     stage = progress.stage("read", len(book.pages))
     readings: list[PageReading] = []
     failures: list[str] = []
     with RapidOcrEngine() as ocr:
         for page in book.pages:
-            key = text_sha256(
-                "reading",
-                str(PageReading.model_fields["schema_version"].default),
-                __version__,
-                reader_fingerprint(),
-                page.sha256,
-                options,
-                str(book.manga_hint),
-                ocr.name,
-            )[:20]
-            cached = readings_dir / f"page-{page.index + 1:04d}.{key}.json"
-            stored = read_cached_artifact(cached, PageReading)
-            if stored is not None:
-                readings.append(stored)
-                stage.advance(detail=f"page {page.index + 1} (cached)")
-                continue
-            image = load_page_rgb(work_dir, page)
-            try:
-                reading = read_page(image, page, config=local_options, manga_hint=book.manga_hint, ocr=ocr)
-            except ComicNarratorError:
-                raise
-            except Exception as exc:  # a reader bug on one odd page must not lose the rest of the book
-                log.exception("reading page %s failed", page.index + 1)
-                failures.append(f"page {page.index + 1} ({page.source}): reading failed: {exc!r}")
-                reading = _unread_page(page)
-            else:
-                write_artifact(cached, reading)
+            reading, failure, cached = read_one_page(book, page, config, work_dir, ocr)
             readings.append(reading)
-            stage.advance(detail=f"page {page.index + 1}: {len(reading.panels)} panels, {len(reading.texts)} texts")
+            if failure is not None:
+                failures.append(failure)
+            detail = "cached" if cached else f"{len(reading.panels)} panels, {len(reading.texts)} texts"
+            stage.advance(detail=f"page {page.index + 1}: {detail}")
     return readings, failures
+
+
+def refine_one_page(
+    page: PageImage, local: PageReading, client: OpenAIChatClient, model: str, llm: LlmConfig, work_dir: Path
+) -> tuple[PageReading, bool]:
+    """One page's local reading refined by the LLM (cached per page); a page without text is left as it is."""
+    from comic_narrator.reading.llm_reader import refine_with_llm
+
+    if not local.texts:
+        return local, True
+    key = text_sha256("llm-reading", __version__, local.model_dump_json(), llm.base_url, model)[:20]
+    cached = work_dir / "readings" / f"page-{page.index + 1:04d}.llm.{key}.json"
+    stored = read_cached_artifact(cached, PageReading)
+    if stored is not None:
+        return stored, True
+    refined = refine_with_llm(load_page_rgb(work_dir, page), local, client, llm.max_image_side_px)
+    write_artifact(cached, refined)
+    return refined, False
 
 
 def _refine_with_llm(
@@ -109,7 +143,6 @@ def _refine_with_llm(
 ) -> list[PageReading]:
     """Send every page with text to the LLM, a bounded number at a time; answers are cached per page."""
     from comic_narrator.backends.openai_chat import OpenAIChatClient
-    from comic_narrator.reading.llm_reader import refine_with_llm
 
     client = OpenAIChatClient(llm)
     model = client.resolve_model()  # fails fast, with what to start, when the server is down
@@ -117,22 +150,19 @@ def _refine_with_llm(
 
     def refine(pair: tuple[PageImage, PageReading]) -> PageReading:
         page, local = pair
-        if not local.texts:
-            stage.advance(detail=f"page {page.index + 1} (no text)")
-            return local
-        key = text_sha256("llm-reading", __version__, local.model_dump_json(), llm.base_url, model)[:20]
-        cached = work_dir / "readings" / f"page-{page.index + 1:04d}.llm.{key}.json"
-        stored = read_cached_artifact(cached, PageReading)
-        if stored is not None:
-            stage.advance(detail=f"page {page.index + 1} (cached)")
-            return stored
-        refined = refine_with_llm(load_page_rgb(work_dir, page), local, client, llm.max_image_side_px)
-        write_artifact(cached, refined)
-        stage.advance(detail=f"page {page.index + 1}: {len(refined.characters)} characters")
+        refined, cached = refine_one_page(page, local, client, model, llm, work_dir)
+        stage.advance(detail=f"page {page.index + 1}" + (" (cached)" if cached else ""))
         return refined
 
     with ThreadPoolExecutor(max_workers=max(1, llm.concurrency), thread_name_prefix="llm") as pool:
         return list(pool.map(refine, zip(book.pages, readings, strict=True)))
+
+
+def vision_for_book(config: VisionConfig, book: Book) -> VisionConfig:
+    """The book's own language (ComicInfo LanguageISO) stands in for --lang auto."""
+    if config.lang == "auto" and book.language_hint in ("en", "ja"):
+        return replace(config, lang="ja" if book.language_hint == "ja" else "en")
+    return config
 
 
 def read_pages(
@@ -147,8 +177,7 @@ def read_pages(
     from comic_narrator.reading.reader import book_language
     from comic_narrator.reading.speakers import link_speakers
 
-    if config.lang == "auto" and book.language_hint in ("en", "ja"):
-        config = replace(config, lang="ja" if book.language_hint == "ja" else "en")  # ComicInfo LanguageISO
+    config = vision_for_book(config, book)
     readings, failures = _read_locally(book, config, work_dir, progress)
     if config.vision == "llm":
         # The LLM names characters consistently across pages itself; appearance linking would undo that.

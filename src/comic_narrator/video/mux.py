@@ -7,7 +7,7 @@ per-segment audio would put a gap or a click at each join.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
@@ -40,18 +40,31 @@ def atomic_mp4(path: Path, action: str) -> Iterator[av.container.OutputContainer
 
 
 def _aac_packets(
-    stream: av.AudioStream, audio: npt.NDArray[np.float32], sample_rate_hz: int
+    stream: av.AudioStream, pieces: Iterable[npt.NDArray[np.float32]], sample_rate_hz: int
 ) -> Iterator[av.Packet[AudioStream]]:
-    """The mono track on both channels, encoded chunk by chunk (never a stereo copy of the whole book)."""
-    for start in range(0, len(audio), AAC_FRAME_SAMPLES):
-        chunk = audio[start : start + AAC_FRAME_SAMPLES].astype(np.float32)
+    """The mono track, given in pieces of any length (a page each), on both channels, encoded in AAC frames of
+    1024 samples (never a stereo copy of the whole book, nor the whole book at once)."""
+    pending = np.zeros(0, dtype=np.float32)
+    start = 0
+
+    def frame_of(chunk: npt.NDArray[np.float32]) -> av.AudioFrame:
         frame = av.AudioFrame.from_ndarray(
             np.ascontiguousarray(np.stack([chunk, chunk])), format="fltp", layout="stereo"
         )
         frame.sample_rate = sample_rate_hz
         frame.pts = start
         frame.time_base = Fraction(1, sample_rate_hz)
-        yield from stream.encode(frame)
+        return frame
+
+    for piece in pieces:
+        pending = np.concatenate([pending, np.asarray(piece, dtype=np.float32)])
+        whole = len(pending) - len(pending) % AAC_FRAME_SAMPLES
+        for offset in range(0, whole, AAC_FRAME_SAMPLES):
+            yield from stream.encode(frame_of(pending[offset : offset + AAC_FRAME_SAMPLES]))
+            start += AAC_FRAME_SAMPLES
+        pending = pending[whole:]
+    if len(pending):
+        yield from stream.encode(frame_of(pending))
     yield from stream.encode(None)
 
 
@@ -83,13 +96,17 @@ def _segment_packets(path: Path, fps: int, expected_frames: int) -> tuple[bytes,
     return extradata, packets
 
 
-def encode_aac(path: Path, audio: npt.NDArray[np.float32], sample_rate_hz: int) -> None:
-    """The mono track on both channels as AAC in an M4A at ``path``, written atomically."""
+def encode_aac(
+    path: Path, audio: npt.NDArray[np.float32] | Iterable[npt.NDArray[np.float32]], sample_rate_hz: int
+) -> None:
+    """The mono track (one array, or its pieces in order) on both channels as AAC in an M4A at ``path``,
+    written atomically."""
+    pieces = [audio] if isinstance(audio, np.ndarray) else audio
     with atomic_mp4(path, "audio encoding") as container:
         sound = container.add_stream("aac", rate=sample_rate_hz)
         sound.layout = "stereo"
         sound.time_base = Fraction(1, sample_rate_hz)
-        for packet in _aac_packets(sound, audio, sample_rate_hz):
+        for packet in _aac_packets(sound, pieces, sample_rate_hz):
             container.mux(packet)
 
 

@@ -14,8 +14,8 @@ import multiprocessing
 import os
 import queue
 import threading
-from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -111,6 +111,122 @@ def _render_in_processes(
         raise
     pool.shutdown(wait=True)
     drain(0)
+
+
+class SegmentRenderer:
+    """Renders segments as pages hand them in, in worker processes (spawned once, reused for the whole book;
+    with one worker, on a thread), so the video of page N is made while page N+1 is voiced. Segments whose file
+    exists are skipped; every file is written atomically, so a killed run keeps the segments it finished."""
+
+    def __init__(self, work_dir: Path, config: RenderConfig, stage: StageProgress, workers: int) -> None:
+        self.work_dir = work_dir
+        self.config = config
+        self.stage = stage
+        self.rendered = 0
+        self.reused = 0
+        self._pending: set[Future[int]] = set()
+        self._submitted: set[str] = set()
+        self._progress_queue: Any = None
+        self._pool: ProcessPoolExecutor | ThreadPoolExecutor
+        folder = work_dir / SEGMENT_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        for leftover in folder.glob(".*.part.mp4"):  # a killed run's half-written segment
+            leftover.unlink(missing_ok=True)
+        if workers > 1:
+            context = multiprocessing.get_context("spawn")  # fork would copy the OCR and voice engines' threads
+            self._progress_queue = context.Queue()
+            self._pool = ProcessPoolExecutor(
+                workers, mp_context=context, initializer=_init_worker, initargs=(self._progress_queue,)
+            )
+        else:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="render")
+
+    def submit(self, segment: Segment, image: Path) -> None:
+        output = self.work_dir / segment.file_name
+        self.stage.grow(segment.frames)
+        if output.exists() or segment.key in self._submitted:
+            self.reused += 1
+            self.stage.advance(segment.frames, detail=f"page {segment.page + 1} (reused)")
+            return
+        self._submitted.add(segment.key)
+        self.rendered += 1
+        if isinstance(self._pool, ProcessPoolExecutor):
+            self._pending.add(self._pool.submit(_render_job, segment, str(image), str(output), self.config))
+        else:
+            report = partial(_advance, self.stage, f"page {segment.page + 1}")
+            self._pending.add(
+                self._pool.submit(_render_one_here, segment, str(image), str(output), self.config, report)
+            )
+        self.poll()
+
+    def poll(self, wait_s: float = 0.0) -> None:
+        """Progress from the workers, and the first worker error re-raised here."""
+        if self._progress_queue is not None:
+            try:
+                frames, page = (
+                    self._progress_queue.get(timeout=wait_s) if wait_s else self._progress_queue.get_nowait()
+                )
+                self.stage.advance(frames, detail=f"page {page + 1}")
+                while True:
+                    frames, page = self._progress_queue.get_nowait()
+                    self.stage.advance(frames, detail=f"page {page + 1}")
+            except queue.Empty:
+                pass
+        elif wait_s:
+            wait(self._pending, timeout=wait_s, return_when=FIRST_COMPLETED)
+        finished = {future for future in self._pending if future.done()}
+        for future in finished:
+            future.result()
+        self._pending -= finished
+
+    def finish(self) -> None:
+        """Wait for every segment handed in."""
+        while self._pending:
+            self.poll(POLL_S)
+        self.poll()
+        self._pool.shutdown(wait=True)
+
+    def cancel(self) -> None:
+        """A failed page or Ctrl-C: drop the queued segments; the ones being written finish or vanish atomically."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def __enter__(self) -> SegmentRenderer:
+        return self
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        if exc_type is not None:
+            self.cancel()
+
+
+_here: tuple[str, PagePyramid] | None = None
+_here_lock = threading.Lock()
+
+
+def _render_one_here(segment: Segment, image: str, output: str, config: RenderConfig, report: Any) -> int:
+    global _here
+    with _here_lock:
+        if _here is None or _here[0] != image:
+            _here = (image, PagePyramid.load(Path(image)))
+        pyramid = _here[1]
+    return render_segment(segment, pyramid, Path(output), config, report)
+
+
+def join_video(
+    output: Path,
+    segments: list[Segment],
+    work_dir: Path,
+    fps: int,
+    audio: Iterable[npt.NDArray[np.float32]],
+    sample_rate_hz: int,
+) -> int:
+    """The book's AAC encoded from its pieces (a page each), then every segment joined under it into ``output``;
+    segment files of other keys are removed. Returns the frames written."""
+    folder = work_dir / SEGMENT_DIR
+    audio_file = folder / "audio.m4a"
+    encode_aac(audio_file, audio, sample_rate_hz)
+    frames = mux_segments(output, [(work_dir / s.file_name, s.frames) for s in segments], fps, audio_file)
+    _remove_leftovers(folder, {Path(s.file_name).name for s in segments} | {audio_file.name})
+    return frames
 
 
 def _advance(stage: StageProgress, detail: str, frames: int) -> None:

@@ -227,10 +227,18 @@ def cast_characters(
     config: VoiceConfig,
     lang: Literal["en", "ja"],
     script: Script | None = None,
+    settled: dict[str, str] | None = None,
 ) -> Cast:
     """The narrator plus one voice per character id seen as a speaker (in the script when given, else in the
-    reading); leads distinct, extras may share."""
+    reading); leads distinct, extras may share.
+
+    ``settled`` holds the voices already given (character id -> voice id) when pages are cast as they stream:
+    those characters keep them (a cast file's pin still wins), and the others are cast around them."""
     pins = load_cast_file(config.cast_file, voices) if config.cast_file else {}
+    for settled_id, voice_id in (settled or {}).items():
+        if settled_id not in pins or pins[settled_id].voice is None:
+            pin = pins.get(settled_id, Pin())
+            pins[settled_id] = Pin(voice=voice_id, speed=pin.speed, pitch_semitones=pin.pitch_semitones)
     by_id = {v.id: v for v in voices}
     narrator_pin = pins.get(NARRATOR, Pin())
     narrator = by_id[narrator_pin.voice] if narrator_pin.voice else pick_narrator(voices, config, lang)

@@ -33,7 +33,7 @@ def speaker_for(region: TextRegion) -> str:
     return region.speaker or UNKNOWN_SPEAKER
 
 
-def _page_lines(page: PageReading, config: VoiceConfig) -> list[ScriptLine]:
+def page_lines(page: PageReading, config: VoiceConfig) -> list[ScriptLine]:
     if page.page_kind in ("blank",):
         return []
     lines: list[ScriptLine] = []
@@ -64,5 +64,5 @@ def _page_lines(page: PageReading, config: VoiceConfig) -> list[ScriptLine]:
 
 def write_script(reading: BookReading, config: VoiceConfig) -> Script:
     lang: Literal["en", "ja"] = reading.lang
-    lines = [line for page in reading.pages for line in _page_lines(page, config)]
+    lines = [line for page in reading.pages for line in page_lines(page, config)]
     return Script(lang=lang, lines=lines)

@@ -1,0 +1,1 @@
+"""The spine: pages streaming through the stages, on an executor."""

@@ -1,0 +1,105 @@
+"""Where page work runs. The local executor (the default): reading on a small thread pool a few pages ahead of
+the voicing, segments rendered in worker processes. An executor offers ``read_pages`` (readings in book order)
+and ``render`` (a segment to make); another one (a cluster's) plugs in here with the same two."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from comic_narrator.artifacts import Book, PageImage, PageReading
+from comic_narrator.config import RunConfig
+from comic_narrator.flow.engines import Engines
+from comic_narrator.progress import StageProgress
+from comic_narrator.video.render import SegmentRenderer, worker_count
+from comic_narrator.video.segments import Segment
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+READ_AHEAD_PAGES = 3
+"""Pages read beyond the one being voiced: enough to keep the reader busy, few enough that a book's readings
+are never all held at once (and a killed run has not read far past what it voiced)."""
+
+PageRead = tuple[PageReading, str | None, bool]
+
+
+def _read(book: Book, page: PageImage, run: RunConfig, engines: Engines) -> PageRead:
+    from comic_narrator.reading.stage import read_one_page, refine_one_page, vision_for_book
+
+    if engines.ocr is None:
+        raise RuntimeError("no OCR engine was built for reading")
+    vision = vision_for_book(run.vision, book)
+    reading, failure, cached = read_one_page(book, page, vision, run.work_dir, engines.ocr)
+    if run.vision.vision == "llm" and failure is None and engines.llm_client is not None:
+        from comic_narrator.backends.openai_chat import OpenAIChatClient
+
+        assert isinstance(engines.llm_client, OpenAIChatClient)
+        reading, llm_cached = refine_one_page(
+            page, reading, engines.llm_client, engines.llm_model, run.llm, run.work_dir
+        )
+        cached = cached and llm_cached
+    return reading, failure, cached
+
+
+class LocalExecutor:
+    """In-process pools: ``read_workers`` reading threads (the LLM's concurrency when it reads), and
+    ``render_workers`` processes for the video (one per core by default)."""
+
+    def __init__(
+        self,
+        run: RunConfig,
+        render_stage: StageProgress | None,
+        read_ahead: int = READ_AHEAD_PAGES,
+        after_reading: Callable[[], None] | None = None,
+    ):
+        self.run = run
+        self.read_ahead = read_ahead
+        self.after_reading = after_reading
+        self.read_workers = max(1, run.llm.concurrency) if run.vision.vision == "llm" else 1
+        self.renderer = (
+            SegmentRenderer(run.work_dir, run.render, render_stage, worker_count(run.render))
+            if render_stage is not None
+            else None
+        )
+
+    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
+        """Each page's reading in book order, reading up to ``read_ahead`` pages (or the LLM's concurrency)
+        ahead of the one handed out; all of them at once before anything is handed out when ``read_ahead`` < 0."""
+        ahead = len(book.pages) if self.read_ahead < 0 else max(self.read_ahead, self.read_workers)
+        with ThreadPoolExecutor(self.read_workers, thread_name_prefix="read") as pool:
+            futures: dict[int, Future[PageRead]] = {}
+            try:
+                if self.read_ahead < 0:  # everything read before anything is voiced (a time-shared GPU)
+                    for index, page in enumerate(book.pages):
+                        futures[index] = pool.submit(_read, book, page, run, engines)
+                    for future in futures.values():
+                        future.result()
+                    if self.after_reading is not None:
+                        self.after_reading()
+                for index, page in enumerate(book.pages):
+                    for upcoming in range(index, min(len(book.pages), index + 1 + ahead)):
+                        if upcoming not in futures:
+                            futures[upcoming] = pool.submit(_read, book, book.pages[upcoming], run, engines)
+                    yield page, futures.pop(index).result()
+            finally:
+                for future in futures.values():
+                    future.cancel()
+
+    def render(self, segment: Segment, image: Path) -> None:
+        if self.renderer is not None:
+            self.renderer.submit(segment, image)
+
+    def rendered_note(self) -> str:
+        if self.renderer is None:
+            return "nothing rendered"
+        return f"{self.renderer.rendered} segment(s) rendered, {self.renderer.reused} reused"
+
+    def finish(self) -> None:
+        if self.renderer is not None:
+            self.renderer.finish()
+
+    def cancel(self) -> None:
+        if self.renderer is not None:
+            self.renderer.cancel()

@@ -1,0 +1,318 @@
+"""Pages streaming through the stages: page N+1 is read while page N is voiced and page N-1 rendered.
+
+Per page, in book order: read (on the executor's read workers, a few pages ahead) -> speakers linked into the
+book's characters -> its script lines -> new characters cast -> voiced -> timed -> camera -> its video segments
+handed to the renderer's processes. What needs the whole book is decided online or in a light last pass:
+the language at the first page with enough text (pages before it wait, they hold no lines), each character's
+voice when it first speaks (kept for the book), the loudness from per-page block powers (BS.1770 blocks, a few
+numbers a second) so the audio is mastered page by page at the end and never held whole in memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from comic_narrator.artifacts import (
+    Book,
+    BookCharacter,
+    BookCharacters,
+    BookReading,
+    CameraPlan,
+    Cast,
+    Clip,
+    PageImage,
+    PageReading,
+    Script,
+    ScriptLine,
+    Shot,
+    ShotTiming,
+    Timing,
+)
+from comic_narrator.config import RunConfig
+from comic_narrator.errors import ArtifactError, ComicNarratorError, PageError
+from comic_narrator.flow.engines import Engines
+from comic_narrator.flow.executor import LocalExecutor
+from comic_narrator.progress import SILENT, Progress
+
+if TYPE_CHECKING:
+    from comic_narrator.voice.voicebank import VoiceBank
+
+log = logging.getLogger("comic_narrator")
+
+LANGUAGE_LETTERS = 40
+"""Letters of text read before the book's language is decided (``--lang auto``): enough that one stray sign
+or a name does not decide it; a book with less text is decided when every page is read."""
+
+
+@dataclass
+class PageWork:
+    """One page on its way through the stages (small: no pixels, no audio)."""
+
+    image: PageImage
+    reading: PageReading
+    lines: list[ScriptLine] = field(default_factory=list)
+    clips: list[Clip] = field(default_factory=list)
+    timing: Timing | None = None
+    plan: CameraPlan | None = None
+    powers: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+
+
+@dataclass
+class Streamed:
+    """What streaming the book produced, assembled for the book-level artifacts and the join."""
+
+    reading: BookReading
+    pages: list[PageWork]
+    script: Script
+    cast: Cast | None
+    characters: BookCharacters
+    failures: list[str]
+
+
+class ScriptSource:
+    """Where each page's lines come from: the writer, or a whole script the user gave or edited."""
+
+    def __init__(self, script: Script | None, book: Book, origin: Path | None) -> None:
+        self.script = script
+        self.origin = origin
+        self.by_page: dict[int, list[tuple[int, ScriptLine]]] = {}
+        if script is not None:
+            pages = {page.index for page in book.pages}
+            for index, line in enumerate(script.lines):
+                if line.page not in pages:
+                    raise ArtifactError(
+                        f"lines.{index}: page {line.page}, panel {line.panel} is not in the reading; the book has "
+                        f"{len(pages)} page(s)",
+                        path=origin,
+                    )
+                self.by_page.setdefault(line.page, []).append((index, line))
+
+    def lines_for(self, reading: PageReading, run: RunConfig) -> list[ScriptLine]:
+        from comic_narrator.voice.writer import page_lines
+
+        if self.script is None:
+            return page_lines(reading, run.voice)
+        lines = []
+        for index, line in self.by_page.get(reading.page, []):
+            if not -1 <= line.panel < len(reading.panels):
+                raise ArtifactError(
+                    f"lines.{index}: page {line.page}, panel {line.panel} is not in the reading; page {line.page} "
+                    f"has panels -1..{len(reading.panels) - 1}",
+                    path=self.origin,
+                )
+            lines.append(line)
+        return lines
+
+
+class OnlineCasting:
+    """Voices given as characters first speak, kept for the book (the book's characters artifact)."""
+
+    def __init__(self, run: RunConfig, bank: VoiceBank) -> None:
+        self.run = run
+        self.voices = bank.voices()
+        self.settled: dict[str, str] = {}
+        self.cast: Cast | None = None
+        self.pages: list[PageReading] = []
+        self.lines: list[ScriptLine] = []
+
+    def add(self, reading: PageReading, lines: list[ScriptLine], lang: Literal["en", "ja"]) -> Cast:
+        from comic_narrator.voice.casting import cast_characters
+
+        self.pages.append(reading)
+        self.lines.extend(lines)
+        speakers = {line.speaker for line in lines}
+        if self.cast is None or not speakers <= set(self.settled):
+            so_far = BookReading(source="", lang=lang, pages=self.pages)
+            self.cast = cast_characters(
+                so_far, self.voices, self.run.voice, lang, Script(lang=lang, lines=self.lines), self.settled
+            )
+            self.settled = {member.character: member.voice for member in self.cast.members}
+        return self.cast
+
+    def final(self, reading: BookReading, script: Script) -> Cast:
+        from comic_narrator.voice.casting import cast_characters
+
+        return cast_characters(reading, self.voices, self.run.voice, script.lang, script, self.settled)
+
+
+def _decided_language(run: RunConfig, book: Book, readings: list[PageReading], every_page: bool) -> str | None:
+    from comic_narrator.reading.reader import book_language
+    from comic_narrator.reading.stage import vision_for_book
+
+    vision = vision_for_book(run.vision, book)
+    if vision.lang != "auto":
+        return vision.lang
+    letters = sum(len(text.text) for reading in readings for text in reading.texts)
+    if letters >= LANGUAGE_LETTERS or every_page:
+        return book_language(readings)
+    return None
+
+
+def _voice_page(
+    work: PageWork, script: Script, cast: Cast, run: RunConfig, bank: VoiceBank, keep_going: bool
+) -> tuple[list[Clip], str | None]:
+    from comic_narrator.voice.synthesis import synthesize_with_bank
+
+    if not work.lines:
+        return [], None
+    page_script = Script(lang=script.lang, lines=work.lines)
+    try:
+        return synthesize_with_bank(page_script, cast, run.voice, run.work_dir / "clips", SILENT, bank), None
+    except (ComicNarratorError, OSError, RuntimeError, ValueError) as exc:
+        if not keep_going:
+            raise
+        log.exception("voicing page %s failed", work.image.index + 1)
+        return [], f"page {work.image.index + 1} ({work.image.source}): voicing failed: {exc}"
+
+
+def stream_pages(
+    book: Book,
+    run: RunConfig,
+    engines: Engines,
+    executor: LocalExecutor,
+    progress: Progress = SILENT,
+    given_reading: BookReading | None = None,
+    script: Script | None = None,
+    script_origin: Path | None = None,
+) -> Streamed:
+    """Every page through read -> link -> script -> cast -> voice -> timing -> camera -> render (segments handed
+    to ``executor``'s renderer). ``given_reading`` (an edited reading) replaces the read stage; ``script`` (a
+    given or edited script) replaces the writer."""
+    from comic_narrator.audio.mix import block_powers, mix_voices
+    from comic_narrator.reading.speakers import SpeakerLinker
+    from comic_narrator.timeline.timing import build_timing
+    from comic_narrator.video.camera import plan_camera
+    from comic_narrator.video.segments import plan_segments
+
+    n = len(book.pages)
+    read_stage = progress.stage("read", n)
+    voice_stage = progress.stage("voices", n) if not run.vision_only else None
+    linker = SpeakerLinker()
+    source = ScriptSource(script, book, script_origin)
+    casting = OnlineCasting(run, engines.bank) if engines.bank is not None and not run.vision_only else None
+    failures: list[str] = []
+    done: list[PageWork] = []
+    waiting: list[PageWork] = []  # read, before the language is known
+    lang: str | None = None
+
+    def readings() -> Iterator[tuple[PageImage, PageReading, str | None]]:
+        if given_reading is not None:
+            for image, reading in zip(book.pages, given_reading.pages, strict=True):
+                read_stage.advance(detail=f"page {image.index + 1} (given)")
+                yield image, reading, None
+            return
+        for image, (reading, failure, cached) in executor.read_pages(book, run, engines):
+            detail = " (cached)" if cached else f": {len(reading.panels)} panels, {len(reading.texts)} texts"
+            read_stage.advance(detail=f"page {image.index + 1}{detail}")
+            yield image, reading, failure
+
+    def voice_through(work: PageWork, lang_now: Literal["en", "ja"]) -> None:
+        work.lines = source.lines_for(work.reading, run)
+        if run.vision_only or casting is None or engines.bank is None:
+            done.append(work)
+            return
+        cast = casting.add(work.reading, work.lines, lang_now)
+        page_script = Script(lang=lang_now, lines=work.lines)
+        clips, failure = _voice_page(work, page_script, cast, run, engines.bank, run.keep_going)
+        if failure is not None:
+            failures.append(failure)
+            work.lines = []
+        work.clips = clips
+        one_page = BookReading(source=book.source, lang=lang_now, pages=[work.reading])
+        work.timing = build_timing(one_page, Script(lang=lang_now, lines=work.lines), clips, run.audio, run.render.fps)
+        work.plan = plan_camera(one_page, work.timing, run.render)
+        work.powers = block_powers(mix_voices(run.work_dir, work.timing, clips), work.timing.sample_rate_hz)
+        for segment in plan_segments(work.plan, {work.image.index: work.image.sha256}, run.render):
+            executor.render(segment, run.work_dir / work.image.image_file)
+        if voice_stage is not None:
+            voice_stage.advance(detail=f"page {work.image.index + 1}: {len(clips)} line(s)")
+        done.append(work)
+
+    for image, reading, failure in readings():
+        if failure is not None:
+            if not run.keep_going:
+                raise PageError(f"{failure}; --keep-going narrates the other pages")
+            failures.append(failure)
+        if given_reading is None and run.vision.vision != "llm":
+            reading = linker.add_page(reading)
+        work = PageWork(image=image, reading=reading)
+        if lang is None:
+            waiting.append(work)
+            lang = _decided_language(run, book, [w.reading for w in waiting], len(waiting) + len(done) == n)
+            if lang is None:
+                continue
+            for held in waiting:
+                voice_through(held, "ja" if lang == "ja" else "en")
+            waiting.clear()
+        else:
+            voice_through(work, "ja" if lang == "ja" else "en")
+    book_lang: Literal["en", "ja"] = "ja" if lang == "ja" else "en"
+    for held in waiting:  # only when the book has no pages
+        voice_through(held, book_lang)
+    book_reading = BookReading(source=book.source, lang=book_lang, pages=[w.reading for w in done])
+    if given_reading is not None:
+        book_reading = given_reading
+    book_script = Script(lang=book_lang, lines=[line for w in done for line in w.lines])
+    final_cast = casting.final(book_reading, book_script) if casting is not None else None
+    return Streamed(
+        reading=book_reading,
+        pages=done,
+        script=book_script,
+        cast=final_cast,
+        characters=book_characters(book_script, final_cast),
+        failures=failures,
+    )
+
+
+def book_characters(script: Script, cast: Cast | None) -> BookCharacters:
+    """The book's characters: each speaking id, the page it first speaks on, its lines and its voice."""
+    first: dict[str, int] = {}
+    lines: dict[str, int] = {}
+    for line in script.lines:
+        first.setdefault(line.speaker, line.page)
+        lines[line.speaker] = lines.get(line.speaker, 0) + 1
+    voices = {member.character: member.voice for member in cast.members} if cast is not None else {}
+    return BookCharacters(
+        characters=[
+            BookCharacter(id=cid, first_page=page, lines=lines[cid], voice=voices.get(cid))
+            for cid, page in first.items()
+        ]
+    )
+
+
+def book_timing(pages: list[PageWork]) -> tuple[Timing, CameraPlan]:
+    """The pages' own timings and camera plans laid end to end: the book's timeline and plan."""
+    shots: list[ShotTiming] = []
+    camera: list[Shot] = []
+    frame = 0
+    fps, rate, width, height = 24, 48_000, 1920, 1080
+    for work in pages:
+        if work.timing is None or work.plan is None:
+            continue
+        fps, rate = work.timing.fps, work.timing.sample_rate_hz
+        width, height = work.plan.width_px, work.plan.height_px
+        offset_s = frame / fps
+        for shot in work.timing.shots:
+            shots.append(replace_shot(shot, offset_s))
+        for planned in work.plan.shots:
+            camera.append(planned.model_copy(update={"start_frame": planned.start_frame + frame}))
+        frame += sum(shot.frames for shot in work.timing.shots)
+    timing = Timing(fps=fps, sample_rate_hz=rate, shots=shots, duration_s=frame / fps)
+    return timing, CameraPlan(width_px=width, height_px=height, fps=fps, shots=camera)
+
+
+def replace_shot(shot: ShotTiming, offset_s: float) -> ShotTiming:
+    """A page's shot moved ``offset_s`` later in the book."""
+    return shot.model_copy(
+        update={
+            "start_s": round(shot.start_s + offset_s, 6),
+            "line_starts_s": [round(start + offset_s, 6) for start in shot.line_starts_s],
+        }
+    )
