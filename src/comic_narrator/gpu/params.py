@@ -31,6 +31,7 @@ class ModelInfo(Protocol):
     @property
     def dtype_bytes(self) -> int: ...
 
+
 # Approximate stored bytes per parameter for quantised checkpoints (weights + scales/zeros).
 _QUANT_BYTES: dict[str, float] = {
     "fp8": 1.0,
