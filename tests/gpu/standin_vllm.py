@@ -6,6 +6,9 @@ logs the KV lines after --boot-s seconds and serves /health until SIGTERM. With 
 vLLM's sleep endpoints; POST /wake_up answers only once the wake is done (--wake-s seconds), and GET /is_sleeping
 says true until then, as vLLM's does (its /wake_up returns after the engine has woken). Nothing is on a GPU here.
 
+With --moe-backend B it fails as vLLM 0.20.0 does when the flag forces a MoE kernel an NvFP4 checkpoint has no
+use for (vllm/model_executor/layers/fused_moe/oracle/nvfp4.py, map_nvfp4_backend).
+
 With --replay LOG --replay-at U it does not judge anything itself: started with utilisation U it prints LOG (a real
 vLLM boot log) line by line and exits 1, as that boot did; started with any other utilisation it boots. Tests of
 the doctor's retry use it so the failure they see is vLLM's real wording and real figures.
@@ -66,6 +69,7 @@ def main() -> int:
     parser.add_argument("--health-before-kv", action="store_true", help="answer /health before the KV line")
     parser.add_argument("--replay", help="a real vLLM log to print when started with --replay-at's utilisation")
     parser.add_argument("--replay-at", type=float, help="the utilisation the replayed boot was started with")
+    parser.add_argument("--moe-backend", help="fail as an NvFP4 checkpoint does with a forced MoE kernel")
     args, _rest = parser.parse_known_args()
     if args.replay and args.gpu_memory_utilization == args.replay_at:
         with open(args.replay, encoding="utf-8") as log:
@@ -74,6 +78,14 @@ def main() -> int:
         return 1
     print(f"(APIServer pid=1) INFO [utils.py:233] non-default args: {{'host': '{args.host}', "
           f"'gpu_memory_utilization': {args.gpu_memory_utilization}}}", flush=True)  # fmt: skip
+    if args.moe_backend:
+        expected = ["cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl", "marlin", "emulation"]
+        print(
+            "(EngineCore_DP0 pid=2) ERROR 11-30 16:49:31 [core.py:1136] ValueError: "
+            f"moe_backend='{args.moe_backend}' is not supported for NvFP4 MoE. Expected one of {expected}.",
+            flush=True,
+        )
+        return 1
     requested = math.ceil(args.total_gib * args.gpu_memory_utilization * 100) / 100
     if requested > args.free_gib:
         print(

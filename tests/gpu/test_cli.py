@@ -145,6 +145,13 @@ def test_doctor_text_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert "FAILURE free-memory" in out and "fix:   --gpu-memory-utilization 0.48" in out
 
 
+def test_doctor_exits_1_on_a_failure_it_does_not_know(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "vllm.log"
+    log.write_text("(EngineCore pid=7) ERROR 11-30 16:10:43 [core.py:1136] KeyError: 'lm_head.weight'\n")
+    assert main(["doctor", str(log)]) == 1
+    assert "FAILURE (not one the doctor knows): KeyError: 'lm_head.weight'" in capsys.readouterr().out
+
+
 def test_doctor_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", str(DATA / "device-run" / "fail-mamba.log"), "--json"]) == 1
     data = json.loads(capsys.readouterr().out)

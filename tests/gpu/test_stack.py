@@ -150,6 +150,30 @@ def test_a_failure_without_a_fix_stops_with_the_log_path(tmp_path: Path, said: l
     assert len(stack.attempts) == 1
 
 
+def test_a_forced_moe_kernel_is_dropped_and_the_boot_retried(tmp_path: Path, said: list[str]) -> None:
+    llm = _llm(free_port(), "--moe-backend", "triton")
+    stack = Stack(_stack(tmp_path, llm, None), None, said.append, poll_s=0.05)
+    try:
+        stack.up()
+        assert [a.outcome for a in stack.attempts] == ["exited with status 1", "ready"]
+        assert "--moe-backend" not in stack.attempts[1].command and "triton" not in stack.attempts[1].command
+        assert any("retrying with remove --moe-backend" in line for line in said)
+    finally:
+        stack.down(grace_s=10)
+
+
+def test_a_fix_that_changes_nothing_is_not_retried(tmp_path: Path, said: list[str]) -> None:
+    # The kernel was forced by the environment, so removing --moe-backend (absent here) cannot help.
+    line = "ValueError: NvFp4 MoE backend 'FLASHINFER_TRTLLM' does not support the deployment configuration."
+    llm = replace(_llm(free_port()), command=(sys.executable, "-c", f"print({line!r}); raise SystemExit(1)"))
+    stack = Stack(_stack(tmp_path, llm, None), None, said.append, poll_s=0.05)
+    with pytest.raises(ServerError, match="llm did not start"):
+        stack.up()
+    assert len(stack.attempts) == 1
+    assert any("changes nothing" in line for line in said)
+    assert any("forced-kernel" in line for line in said)
+
+
 def test_a_boot_that_never_becomes_healthy_times_out_and_is_stopped(tmp_path: Path, said: list[str]) -> None:
     llm = _llm(free_port(), "--boot-s", "30", timeout_s=1.0, retries=0)
     stack = Stack(_stack(tmp_path, llm, None), None, said.append, poll_s=0.05)

@@ -176,7 +176,8 @@ def _doctor(args: argparse.Namespace) -> int:
         raise GpuError(f"cannot read the log ({exc.strerror})", path=args.logfile) from exc
     report = doctor.diagnose(text)
     print(render.dumps(render.report_json(report)) if args.json else render.report_text(report))
-    return 1 if report.failures else 0
+    died = not report.ready and report.error_line is not None  # a failure the doctor does not know is still one
+    return 1 if report.failures or died else 0
 
 
 def _stack(args: argparse.Namespace) -> int:

@@ -1,7 +1,9 @@
 """The vLLM boot-log doctor: read the memory figures and recognise each known boot failure with its fixing flag.
 
 Wording comes from vLLM 0.20.0's sources (vllm/v1/worker/utils.py request_memory, vllm/v1/core/kv_cache_utils.py,
-vllm/config/compilation.py, vllm/config/vllm.py, vllm/platforms/cuda.py) and older releases where they differ.
+vllm/config/compilation.py, vllm/config/vllm.py, vllm/platforms/cuda.py) and older releases where they differ
+(0.10-0.13 for the free-memory check); quantisation and MoE kernel failures are kernel_failures.py's. Every line
+is first reduced to vLLM's message (logtext.py), so Docker, journald, colour and process prefixes do not matter.
 """
 
 from __future__ import annotations
@@ -10,46 +12,14 @@ import ast
 import math
 import re
 from dataclasses import dataclass
-from typing import Literal
 
+from comic_narrator.gpu.diagnosis import Diagnosis as Diagnosis
+from comic_narrator.gpu.diagnosis import FailureKind as FailureKind
+from comic_narrator.gpu.diagnosis import VllmArgs as VllmArgs
 from comic_narrator.gpu.flags import FlagChange, utilization_within
+from comic_narrator.gpu.kernel_failures import kernel_failures
+from comic_narrator.gpu.logtext import messages, root_error
 from comic_narrator.gpu.sizes import gib_to_bytes
-
-FailureKind = Literal[
-    "free-memory",
-    "no-kv-memory",
-    "max-model-len",
-    "mamba-blocks",
-    "quantization-unsupported",
-    "bf16-unsupported",
-    "attention-backend",
-    "cuda-oom",
-    "profiling-disturbed",
-]
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """One recognised failure: the log line, its cause, and the flag changes that fix it (may be none)."""
-
-    kind: FailureKind
-    line: str
-    cause: str
-    fixes: tuple[FlagChange, ...]
-    advice: str = ""
-
-
-@dataclass(frozen=True)
-class VllmArgs:
-    """The flags a boot ran with, from vLLM's 'non-default args' line (None = vLLM's default)."""
-
-    gpu_memory_utilization: float | None = None
-    max_model_len: int | None = None
-    max_num_seqs: int | None = None
-    max_num_batched_tokens: int | None = None
-    kv_cache_dtype: str | None = None
-    enforce_eager: bool = False
-    enable_sleep_mode: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +41,8 @@ class BootReport:
     device_total_bytes: int | None = None
     init_engine_s: float | None = None
     failures: tuple[Diagnosis, ...] = ()
+    error_line: str | None = None
+    """The line that names why a boot that did not become ready died (known failure or not)."""
 
     @property
     def ok(self) -> bool:
@@ -99,8 +71,7 @@ def _last(pattern: str, text: str) -> re.Match[str] | None:
 def _line_of(text: str, match: re.Match[str]) -> str:
     start = text.rfind("\n", 0, match.start()) + 1
     end = text.find("\n", match.end())
-    line = text[start : end if end >= 0 else len(text)]
-    return re.sub(r"^.*?\] ", "", line).strip()
+    return text[start : end if end >= 0 else len(text)].strip()
 
 
 def _parse_args(text: str) -> VllmArgs:
@@ -122,35 +93,50 @@ def _parse_args(text: str) -> VllmArgs:
         value = num(key)
         return int(value) if value is not None else None
 
-    dtype = raw.get("kv_cache_dtype")
+    def string(key: str) -> str | None:
+        value = raw.get(key)
+        return str(value) if value is not None else None
+
     return VllmArgs(
         gpu_memory_utilization=num("gpu_memory_utilization"),
         max_model_len=integer("max_model_len"),
         max_num_seqs=integer("max_num_seqs"),
         max_num_batched_tokens=integer("max_num_batched_tokens"),
-        kv_cache_dtype=str(dtype) if dtype is not None else None,
+        kv_cache_dtype=string("kv_cache_dtype"),
         enforce_eager=bool(raw.get("enforce_eager", False)),
         enable_sleep_mode=bool(raw.get("enable_sleep_mode", False)),
+        quantization=string("quantization"),
+        moe_backend=string("moe_backend"),
+        enable_eplb=bool(raw.get("enable_eplb", False)),
+        enable_expert_parallel=bool(raw.get("enable_expert_parallel", False)),
+        enable_lora=bool(raw.get("enable_lora", False)),
     )
+
+
+_FREE_MEMORY = re.compile(
+    r"Free memory on device(?: (?P<device>[^\s(]+))? \((?P<free>" + _NUM + r")/(?P<total>" + _NUM + r") GiB\)"
+    r"(?: on startup)? is less than desired(?: GPU memory utilization)? \((?:(?P<util>" + _NUM + r"), )?"
+    r"(?P<want>" + _NUM + r") GiB\)"
+)
+"""vLLM's start-up check: with the device name since 0.14 (vllm/v1/worker/utils.py), without it in 0.10-0.13
+(vllm/v1/worker/gpu_worker.py), and the short form users paste, which drops "on startup" and the utilisation."""
 
 
 def _free_memory(text: str, args: VllmArgs) -> tuple[Diagnosis | None, int | None, int | None]:
-    match = _search(
-        r"Free memory on device (\S+) \(" + _NUM + r"/" + _NUM + r" GiB\) on startup is less than desired "
-        r"GPU memory utilization \(" + _NUM + r", " + _NUM + r" GiB\)",
-        text,
-    )
+    match = _FREE_MEMORY.search(text)
     if match is None:
         return None, None, None
-    free, total = gib_to_bytes(_f(match.group(2))), gib_to_bytes(_f(match.group(3)))
-    wanted = _f(match.group(4))
+    free_gib, total_gib, want_gib = _f(match["free"]), _f(match["total"]), _f(match["want"])
+    free, total = gib_to_bytes(free_gib), gib_to_bytes(total_gib)
+    wanted = _f(match["util"]) if match["util"] else args.gpu_memory_utilization
     fitting = utilization_within(total, free - FIX_MARGIN_BYTES)
+    asked = f"utilisation {wanted:g} asks for" if wanted is not None else "the utilisation asks for"
     cause = (
-        f"other processes hold {_f(match.group(3)) - _f(match.group(2)):.2f} GiB of {match.group(3)} GiB, so "
-        f"only {match.group(2)} GiB is free; utilisation {wanted:g} asks for {match.group(5)} GiB of free "
-        "memory at start-up (a fraction of TOTAL memory, checked against device-wide free memory)"
+        f"other processes hold {total_gib - free_gib:.2f} GiB of {match['total']} GiB, so only {match['free']} GiB "
+        f"is free; {asked} {match['want']} GiB of free memory at start-up (a fraction of TOTAL memory, checked "
+        f"against device-wide free memory: {want_gib / total_gib:.2f} x {match['total']} GiB)"
     )
-    fix = FlagChange("--gpu-memory-utilization", f"{fitting:.2f}", f"requests {fitting * _f(match.group(3)):.2f} GiB")
+    fix = FlagChange("--gpu-memory-utilization", f"{fitting:.2f}", f"requests {fitting * total_gib:.2f} GiB")
     advice = (
         "better: free the other tenant's memory first (a PyTorch tenant's cached blocks return to the driver only "
         "after torch.cuda.empty_cache(); `comic-narrator gpu up` asks the TTS tenant to release), or start vLLM "
@@ -229,15 +215,6 @@ def _mamba(text: str) -> Diagnosis | None:
 
 
 def _backend(text: str) -> Diagnosis | None:
-    quant = _search(
-        r"The quantization method (\S+) is not supported for the current GPU\. Minimum capability: (\d+)\. "
-        r"Current capability: (\d+)",
-        text,
-    )
-    if quant is not None:
-        cause = f"{quant.group(1)} kernels need compute capability {quant.group(2)}; this GPU has {quant.group(3)}"
-        advice = "no flag fixes this: use a checkpoint in a format this GPU runs (e.g. AWQ/GPTQ, or bf16/fp16)"
-        return Diagnosis("quantization-unsupported", _line_of(text, quant), cause, (), advice)
     bf16 = _search(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", text)
     if bf16 is not None:
         fix = FlagChange("--dtype", "half", "this GPU has no bf16 arithmetic")
@@ -276,8 +253,9 @@ def _disturbed(text: str) -> Diagnosis | None:
     return Diagnosis("profiling-disturbed", _line_of(text, match), cause, (), advice)
 
 
-def diagnose(text: str) -> BootReport:
-    """Read a vLLM boot log (any amount of it) into a BootReport."""
+def diagnose(log: str) -> BootReport:
+    """Read a vLLM boot log (any amount of it, with any prefixes) into a BootReport."""
+    text = messages(log)
     args = _parse_args(text)
     version = _search(r"version (\d+\.\d+\.\d+\S*)", text) or _search(r"LLM engine \(v(\d+\.\d+\.\d+\S*)\)", text)
     weights = _last(r"Model loading took " + _NUM + r" ?GiB", text)
@@ -298,11 +276,13 @@ def diagnose(text: str) -> BootReport:
         _backend(text),
         _oom(text, args),
         _disturbed(text),
+        *kernel_failures(log, args),
     )
+    ready = _search(r"Application startup complete", text) is not None
     return BootReport(
         vllm_version=version.group(1) if version else None,
         args=args,
-        ready=_search(r"Application startup complete", text) is not None,
+        ready=ready,
         weights_bytes=gib_to_bytes(_f(weights.group(1))) if weights else None,
         kv_cache_bytes=kv_bytes,
         kv_cache_tokens=int(_f(tokens.group(1))) if tokens else None,
@@ -315,9 +295,10 @@ def diagnose(text: str) -> BootReport:
         device_total_bytes=total,
         init_engine_s=_f(init.group(1)) if init else None,
         failures=tuple(d for d in found if d is not None),
+        error_line=None if ready else root_error(log),
     )
 
 
 def kv_line_seen(text: str) -> bool:
     """Whether vLLM has sized its KV pool (the line `gpu up` waits for besides /health)."""
-    return _search(r"GPU KV cache size: " + _NUM + r" tokens", text) is not None
+    return _search(r"GPU KV cache size: " + _NUM + r" tokens", messages(text)) is not None

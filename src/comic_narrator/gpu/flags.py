@@ -44,24 +44,40 @@ def utilization_within(total_bytes: int, free_bytes: int) -> float:
 
 @dataclass(frozen=True)
 class FlagChange:
-    """Set (or add) one vLLM flag; value None means a flag without a value, such as --enforce-eager."""
+    """Set (or add) one vLLM flag; value None means a flag without a value, such as --enforce-eager.
+
+    With remove=True the flag is taken out of the command line instead (e.g. a forced --moe-backend, so that vLLM
+    picks the kernel itself); value then says whether the flag takes a value: None for a switch such as
+    --enable-eplb, otherwise the value seen in the log ("" when it is not known).
+    """
 
     flag: str
     value: str | None
     reason: str
+    remove: bool = False
 
     def argv(self) -> tuple[str, ...]:
+        if self.remove:
+            return ()
         return (self.flag,) if self.value is None else (self.flag, self.value)
 
     def render(self) -> str:
+        if self.remove:
+            return f"remove {self.flag}"
         return self.flag if self.value is None else f"{self.flag} {self.value}"
 
 
 def apply_flag_changes(argv: tuple[str, ...], changes: tuple[FlagChange, ...]) -> tuple[str, ...]:
-    """Replace each flag's value in argv (both '--flag value' and '--flag=value'), or append it."""
+    """Replace each flag's value in argv (both '--flag value' and '--flag=value'), append it, or remove it."""
     result = list(argv)
     for change in changes:
         index = _find(result, change.flag)
+        if change.remove:
+            if index is not None:
+                takes_value = change.value is not None and "=" not in result[index]
+                has_value = takes_value and index + 1 < len(result) and not result[index + 1].startswith("-")
+                del result[index : index + (2 if has_value else 1)]
+            continue
         if index is None:
             result.extend(change.argv())
             continue
@@ -89,7 +105,8 @@ def flag_value(argv: tuple[str, ...], flag: str) -> str | None:
 
 
 def _find(argv: list[str], flag: str) -> int | None:
-    spellings = {flag, flag.replace("_", "-")}
+    # vLLM's parser takes --max-num-seqs and --max_num_seqs alike
+    spellings = {flag, flag.replace("_", "-"), "--" + flag.removeprefix("--").replace("-", "_")}
     for index, token in enumerate(argv):
         name = token.split("=", 1)[0]
         if name in spellings:

@@ -128,12 +128,20 @@ def report_text(report: BootReport) -> str:
             out.append("  fix:   " + " ".join(f.render() for f in found.fixes[:1]))
             for extra in found.fixes[1:]:
                 out.append(f"  or:    {extra.render()}  ({extra.reason})")
+        elif found.unset_env:
+            out.append("  fix:   no vLLM flag; the environment chose this")
         else:
             out.append("  fix:   no vLLM flag fixes this")
+        if found.unset_env:
+            out.append(f"  env:   unset {' '.join(found.unset_env)} (those that are set)")
         if found.advice:
             out.append(f"  also:  {found.advice}")
     if not report.failures and not report.ready:
-        out.append("\nno known failure found in this log; it may be incomplete")
+        if report.error_line:
+            out.append(f"\nFAILURE (not one the doctor knows): {report.error_line}")
+            out.append("  fix:   none known; the line above is vLLM's own reason")
+        else:
+            out.append("\nno known failure found in this log; it may be incomplete")
     return "\n".join(out)
 
 
@@ -149,6 +157,7 @@ def report_json(report: BootReport) -> dict[str, Any]:
             "cause": f.cause,
             "advice": f.advice,
             "fixes": [fix.render() for fix in f.fixes],
+            "unset_env": list(f.unset_env),
         }
         for f in report.failures
     ]

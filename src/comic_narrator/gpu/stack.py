@@ -240,7 +240,11 @@ class Stack:
             self._log(f"{spec.name}: attempt {attempt} failed after {elapsed:.1f} s: {causes}")
             if spec.role != "llm" or not fixes or not self.stack.auto_fix or attempt > spec.retries:
                 break
-            command = apply_flag_changes(command, fixes)
+            fixed = apply_flag_changes(command, fixes)
+            if fixed == command:  # e.g. "remove --moe-backend" when the environment, not a flag, chose the kernel
+                self._log(f"{spec.name}: the doctor's fix ({' '.join(f.render() for f in fixes)}) changes nothing")
+                break
+            command = fixed
             self._log(f"{spec.name}: retrying with {' '.join(f.render() for f in fixes)}")
         last = self.attempts[-1]
         raise ServerError(f"{spec.name} did not start ({last.outcome}); see {last.log_path}")
