@@ -34,6 +34,8 @@ class ServerState:
 
     mode: str = "ok"
     """ok | 500 | garbage | html | silence | slow"""
+    fail_text: str = ""
+    """When set, a request whose text contains it is answered 500 whatever the mode (one page's line failing)."""
     references: dict[str, str] = field(default_factory=lambda: {"hero": "transcript"})
     requests: list[dict[str, Any]] = field(default_factory=list)
     in_flight: int = 0
@@ -121,7 +123,7 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             else:
                 self._json(404, {"detail": "Not Found"})
                 return
-            if state.mode == "500":
+            if state.mode == "500" or (state.fail_text and state.fail_text in text):
                 self._json(500, {"detail": "CUDA out of memory"})
             elif state.mode == "garbage":
                 self._send(200, "audio/wav", b"RIFF\x00\x00not really a wav")

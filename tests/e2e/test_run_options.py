@@ -234,3 +234,40 @@ def test_a_page_whose_reading_crashes_stops_the_run_or_with_keep_going_is_listed
     assert "a reader bug on this page" in capsys.readouterr().err
     assert Script.model_validate_json((_work(out) / "script.json").read_text()).lines == []
     assert out.stat().st_size > 0
+
+
+def test_a_page_whose_voices_fail_stops_the_run_or_with_keep_going_stays_silent(tmp_path: Path) -> None:
+    """Stand-in: the TTS (the loopback Fish-API test server, answering 500 to one page's line as an overloaded GPU
+    server would). Real: the CLI, the streaming pages, the failure record and the video of the other page."""
+    book = tmp_path / "book"
+    book.mkdir()
+    for name in ("p1.jpg", "p2.jpg"):
+        (book / name).write_bytes(SAMPLE_PAGE.read_bytes())
+    lines = [
+        {"id": "p001-t01", "page": 0, "panel": 0, "speaker": "narrator", "kind": "speech", "text": "Page one speaks."},
+        {
+            "id": "p002-t01",
+            "page": 1,
+            "panel": 0,
+            "speaker": "narrator",
+            "kind": "speech",
+            "text": "Silence on page two.",
+        },
+    ]
+    script_file = _write(tmp_path / "script.json", {"schema_version": 1, "lang": "en", "lines": lines})
+    out = tmp_path / "book.mp4"
+    state = ServerState(fail_text="page two")
+    with tts_server(state) as url:
+        command = [str(book), "-o", str(out), "--script", str(script_file), "--tts-server", url]
+        command += ["--preset", "ultrafast", "--fps", "24", "-q"]
+        assert main(command) == 2
+        assert not out.exists()
+        assert main([*command, "--keep-going"]) == 3
+    failures = json.loads((_work(out) / "failures.json").read_text())
+    assert len(failures) == 1 and failures[0].startswith("page 2") and "voicing failed" in failures[0]
+    subtitles = out.with_suffix(".srt").read_text()
+    assert "Page one speaks." in subtitles and "page two" not in subtitles
+    timing = Timing.model_validate_json((_work(out) / "timing.json").read_text())
+    assert {shot.page for shot in timing.shots} == {0, 1}, "the failed page is still shown"
+    assert not [shot for shot in timing.shots if shot.page == 1 and shot.line_ids]
+    _assert_in_sync(out, 24)
