@@ -66,6 +66,27 @@ def test_read_json_with_llm_names_speakers(tmp_path: Path, capsys: pytest.Captur
             == 0
         )
         assert len(state.requests) == sent
+        capsys.readouterr()
+
+
+def test_a_changed_prompt_asks_again_and_another_address_of_the_model_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cached LLM reading is keyed by what was asked (instructions, schema, settings) and by the model, not by
+    the server's address. Real: the CLI, the client, the cache and two loopback servers serving one model."""
+    import comic_narrator.reading.llm_reader as llm_reader
+
+    work = ["--work-dir", str(tmp_path / "w")]
+    with chat_server() as (first_url, first), chat_server() as (second_url, second):
+        assert main(["read", str(SAMPLE_PAGE), "--json", "--vision", "llm", "--llm-url", first_url, *work]) == 0
+        asked = len(first.requests)
+        assert asked > 0
+        assert main(["read", str(SAMPLE_PAGE), "--json", "--vision", "llm", "--llm-url", second_url, *work]) == 0
+        assert len(second.requests) == 0 and len(first.requests) == asked
+        monkeypatch.setattr(llm_reader, "SYSTEM_PROMPT", llm_reader.SYSTEM_PROMPT + " Answer briefly.")
+        assert main(["read", str(SAMPLE_PAGE), "--json", "--vision", "llm", "--llm-url", second_url, *work]) == 0
+        assert [r["messages"][0]["content"] for r in second.requests] == [llm_reader.SYSTEM_PROMPT]
+    capsys.readouterr()
 
 
 def test_pages_are_sent_concurrently_within_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -133,6 +133,22 @@ def merge_answer(local: PageReading, answer: dict[str, Any], model: str) -> Page
     return local.model_copy(update={"texts": texts, "characters": list(characters.values()), "vision": f"llm:{model}"})
 
 
+def request_fingerprint(max_side_px: int, max_tokens: int, disable_thinking: bool) -> str:
+    """Everything of a page's request besides the page and its local reading: the instructions, the answer's
+    schema and the settings that shape the answer. A changed prompt re-asks every page."""
+    import json
+
+    from comic_narrator.workdir import text_sha256
+
+    return text_sha256(
+        SYSTEM_PROMPT,
+        json.dumps(ANSWER_SCHEMA, sort_keys=True),
+        str(max_side_px),
+        str(max_tokens),
+        str(disable_thinking),
+    )
+
+
 def refine_with_llm(
     image_rgb: npt.NDArray[np.uint8], local: PageReading, client: OpenAIChatClient, max_side_px: int
 ) -> PageReading:

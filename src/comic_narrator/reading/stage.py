@@ -124,11 +124,13 @@ def refine_one_page(
     page: PageImage, local: PageReading, client: OpenAIChatClient, model: str, llm: LlmConfig, work_dir: Path
 ) -> tuple[PageReading, bool]:
     """One page's local reading refined by the LLM (cached per page); a page without text is left as it is."""
-    from comic_narrator.reading.llm_reader import refine_with_llm
+    from comic_narrator.reading.llm_reader import refine_with_llm, request_fingerprint
 
     if not local.texts:
         return local, True
-    key = text_sha256("llm-reading", __version__, local.model_dump_json(), llm.base_url, model)[:20]
+    request = request_fingerprint(llm.max_image_side_px, llm.max_tokens, llm.disable_thinking)
+    # The model, not the server's address: the same model behind another endpoint gives the same reading.
+    key = text_sha256("llm-reading", __version__, local.model_dump_json(), request, model)[:20]
     cached = work_dir / "readings" / f"page-{page.index + 1:04d}.llm.{key}.json"
     stored = read_cached_artifact(cached, PageReading)
     if stored is not None:
