@@ -9,6 +9,11 @@ from typing import Literal
 from comic_narrator.artifacts import Lang, Layout
 
 
+def split_urls(spec: str) -> tuple[str, ...]:
+    """``URL[,URL...]`` -> the URLs, stripped of blanks and of a trailing slash, empty items dropped."""
+    return tuple(url.strip().rstrip("/") for url in spec.split(",") if url.strip())
+
+
 @dataclass(frozen=True)
 class IngestConfig:
     pdf_dpi: int | None = None
@@ -49,7 +54,8 @@ class VisionConfig:
 @dataclass(frozen=True)
 class LlmConfig:
     base_url: str = "http://127.0.0.1:8000/v1"
-    """OpenAI-compatible server (vLLM's `/v1/chat/completions`) for `--vision llm`."""
+    """OpenAI-compatible server (vLLM's `/v1/chat/completions`) for `--vision llm`: one base URL, or several
+    separated by commas that serve the same model (each request goes to the one with the fewest in flight)."""
     model: str | None = None
     """Model name sent in requests; None = the first model the server lists at /v1/models."""
     api_key_env: str = "COMIC_NARRATOR_LLM_API_KEY"
@@ -57,13 +63,23 @@ class LlmConfig:
     timeout_s: float = 180.0
     """Per-request timeout; a page of a multimodal model can take tens of seconds on a busy GPU."""
     concurrency: int = 4
-    """Pages in flight at once (vLLM batches concurrent requests)."""
+    """Pages in flight at once per server (vLLM batches concurrent requests)."""
     max_image_side_px: int = 1536
     """Pages are downscaled so their long side is at most this before they are sent."""
     max_tokens: int = 2048
     """Cap on the structured answer per page."""
     disable_thinking: bool = True
     """Send chat_template_kwargs enable_thinking=false: reasoning models otherwise return empty content."""
+
+    @property
+    def base_urls(self) -> tuple[str, ...]:
+        """The servers of ``base_url``, in the order given."""
+        return split_urls(self.base_url)
+
+    @property
+    def slots(self) -> int:
+        """Pages in flight at once across all the servers: the size of a pool that keeps each of them busy."""
+        return max(1, self.concurrency) * max(1, len(self.base_urls))
 
 
 @dataclass(frozen=True)
@@ -87,7 +103,9 @@ class VoiceConfig:
     read_sound_effects: bool = False
     """Sound effects are spoken (by the narrator) rather than left silent."""
     tts_server: str | None = None
-    """Base URL of a GPU TTS server (e.g. http://127.0.0.1:8080); None = only the bundled offline voices."""
+    """Base URL of a GPU TTS server (e.g. http://127.0.0.1:8080), or several of one engine separated by commas
+    (the same voices on each; each line goes to the one with the fewest in flight); None = only the bundled
+    offline voices."""
     tts_server_api: Literal["fish", "openai"] = "fish"
     """The server's API: Fish Speech (/v1/tts, /v1/references/*) or OpenAI-compatible /v1/audio/speech."""
     tts_server_voices: tuple[str, ...] = ()
@@ -98,7 +116,7 @@ class VoiceConfig:
     tts_server_model: str = "tts-1"
     """The `model` field sent to an OpenAI-compatible speech server."""
     tts_server_concurrency: int = 4
-    """Most requests in flight to the TTS server at once."""
+    """Most requests in flight to each TTS server at once."""
     tts_request_timeout_s: float = 120.0
     """Per-request timeout for the TTS server."""
 
@@ -180,6 +198,10 @@ class RunConfig:
     render: RenderConfig = field(default_factory=RenderConfig)
     vision_only: bool = False
     keep_going: bool = False
+    executor: Literal["local", "ray"] = "local"
+    """Where page work runs: in-process pools, or a Ray cluster (reading actors and render tasks)."""
+    ray_address: str | None = None
+    """The Ray cluster to join (``ray://host:10001`` or ``auto``); None starts a local instance for the run."""
     """A page that fails to be read or voiced is recorded and shown silent while the rest go on (the exit code
     still says something failed); without it the first such page stops the run."""
     """Stop after the reading stages (writes readings to the work folder)."""

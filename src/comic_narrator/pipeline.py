@@ -31,6 +31,7 @@ from comic_narrator.workdir import (
 )
 
 if TYPE_CHECKING:
+    from comic_narrator.flow.ray_executor import RayExecutor
     from comic_narrator.gpu.session import Turns
 
 log = logging.getLogger("comic_narrator")
@@ -270,9 +271,14 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
                 turn.close()
                 turn.enter_context(turns.tts())
 
-        executor = LocalExecutor(
-            config, render_stage, -1 if timeshare else READ_AHEAD_PAGES, after_reading=after_reading
-        )
+        read_ahead = -1 if timeshare else READ_AHEAD_PAGES
+        executor: LocalExecutor | RayExecutor
+        if config.executor == "ray":
+            from comic_narrator.flow.ray_executor import RayExecutor
+
+            executor = RayExecutor(config, render_stage, config.ray_address, read_ahead, after_reading=after_reading)
+        else:
+            executor = LocalExecutor(config, render_stage, read_ahead, after_reading=after_reading)
         try:
             engines = _engines(config, stack, progress)
             streamed = stream_pages(book, config, engines, executor, progress, given_reading, script, script_origin)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from comic_narrator import __version__
-from comic_narrator.cli.options import add_tts_reference_option
+from comic_narrator.cli.options import add_tts_reference_option, url_list_arg
 from comic_narrator.config import (
     AudioConfig,
     IngestConfig,
@@ -89,7 +89,13 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         help="panel finder: auto = the bundled segmenter on black-and-white pages, OpenCV on colour pages and "
         "strips (default); model = the segmenter on every page-shaped page; classical = OpenCV only",
     )
-    parser.add_argument("--llm-url", default=LlmConfig.base_url, help="the LLM server's /v1 base URL")
+    parser.add_argument(
+        "--llm-url",
+        default=LlmConfig.base_url,
+        type=url_list_arg,
+        metavar="URL[,URL...]",
+        help="the LLM server's /v1 base URL, or several serving the same model (each page goes to the least busy)",
+    )
     parser.add_argument("--llm-model", help="model name (default: the first one the server lists)")
     parser.add_argument(
         "--work-dir",
@@ -113,6 +119,16 @@ def _narrate_parser() -> argparse.ArgumentParser:
     _add_input_options(parser)
     parser.add_argument("-o", "--output", type=Path, help="the MP4 to write (default: INPUT-NAME.mp4 here)")
     parser.add_argument("--vision-only", action="store_true", help="stop after reading the pages")
+    parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where page work runs: local pools, or a Ray cluster (reading actors, render tasks; needs the ray "
+        "extra; the work folder must be visible to every worker)",
+    )
+    parser.add_argument(
+        "--ray-address", default=None, help="Ray cluster to join (e.g. ray://head:10001); default: a local instance"
+    )
     parser.add_argument(
         "--keep-going",
         action="store_true",
@@ -152,7 +168,13 @@ def _narrate_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--jobs", type=_int_at_least(0), default=0, help="parallel synthesis and render workers (0 = one per core)"
     )
-    parser.add_argument("--tts-server", help="base URL of a GPU TTS server (default: only the offline voices)")
+    parser.add_argument(
+        "--tts-server",
+        type=url_list_arg,
+        metavar="URL[,URL...]",
+        help="base URL of a GPU TTS server, or several of one engine serving the same voices (each line goes to "
+        "the least busy); default: only the offline voices",
+    )
     parser.add_argument(
         "--tts-api",
         choices=["fish", "openai"],
@@ -228,6 +250,8 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         ),
         vision_only=args.vision_only,
         keep_going=args.keep_going,
+        executor=args.executor,
+        ray_address=args.ray_address,
         reading_file=args.reading,
         script_file=args.script,
         stack_file=args.stack,
@@ -293,8 +317,12 @@ def narrate_main(argv: Sequence[str]) -> int:
             print(f"warning: {failure}", file=sys.stderr)
         progress.event(
             {
-                "event": "summary", "pages": result.pages, "video_s": round(result.duration_s, 2),
-                "wall_s": round(wall_s, 2), "failures": result.failures, "work_dir": str(result.work_dir),
+                "event": "summary",
+                "pages": result.pages,
+                "video_s": round(result.duration_s, 2),
+                "wall_s": round(wall_s, 2),
+                "failures": result.failures,
+                "work_dir": str(result.work_dir),
                 "output": None if result.output is None else str(result.output),
                 "reading": None if result.reading_file is None else str(result.reading_file),
             }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from comic_narrator.artifacts import Book, PageImage, PageReading
 from comic_narrator.config import RunConfig
@@ -23,6 +23,14 @@ READ_AHEAD_PAGES = 3
 are never all held at once (and a killed run has not read far past what it voiced)."""
 
 PageRead = tuple[PageReading, str | None, bool]
+
+
+class Executor(Protocol):
+    """What the page stream needs of an executor (the local one here, Ray's in ray_executor.py)."""
+
+    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]: ...
+
+    def render(self, segment: Segment, image: Path) -> None: ...
 
 
 def _read(book: Book, page: PageImage, run: RunConfig, engines: Engines) -> PageRead:

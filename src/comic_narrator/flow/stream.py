@@ -38,7 +38,7 @@ from comic_narrator.artifacts import (
 from comic_narrator.config import RunConfig
 from comic_narrator.errors import ArtifactError, ComicNarratorError, PageError
 from comic_narrator.flow.engines import Engines
-from comic_narrator.flow.executor import LocalExecutor
+from comic_narrator.flow.executor import Executor
 from comic_narrator.progress import SILENT, Progress
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ def stream_pages(
     book: Book,
     run: RunConfig,
     engines: Engines,
-    executor: LocalExecutor,
+    executor: Executor,
     progress: Progress = SILENT,
     given_reading: BookReading | None = None,
     script: Script | None = None,
