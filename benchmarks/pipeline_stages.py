@@ -38,6 +38,10 @@ def _timed_run(config: RunConfig, label: str) -> dict[str, float]:
     wall_s, cpu_s = time.perf_counter() - started_s, _cpu_s() - cpu_before_s
     row = {**result.stage_seconds, "wall": wall_s, "cpu": cpu_s, "video": result.duration_s}
     stages = "  ".join(f"{name} {seconds:.2f}" for name, seconds in result.stage_seconds.items())
+    busy = sum(seconds for name, seconds in result.stage_seconds.items() if name.endswith(" busy"))
+    if result.stage_seconds.get("stream"):
+        # Above 1: page work overlapped (reading, voicing and rendering were busy at once).
+        stages += f" | overlap {busy / result.stage_seconds['stream']:.2f}"
     print(
         f"{label}: video {result.duration_s:.2f} s | {stages} | wall {wall_s:.2f} s, CPU {cpu_s:.1f} s, "
         f"wall / video {wall_s / result.duration_s:.2f}",

@@ -125,7 +125,9 @@ def given_script(run: RunConfig, progress: Progress) -> tuple[Script | None, Pat
 def _write_script(run: RunConfig, reading: BookReading, script: Script, edited: bool) -> None:
     if edited:
         return
-    inputs_key = text_sha256("script", reading.model_dump_json(), json.dumps(asdict(run.voice), default=str))
+    # What the lines depend on; how many voices are made at once (--jobs) is not among it.
+    options = json.dumps(asdict(replace(run.voice, jobs=0)), default=str)
+    inputs_key = text_sha256("script", reading.model_dump_json(), options)
     written_sha = write_artifact(run.work_dir / "script.json", script)
     atomic_write_text(run.work_dir / "script.key", f"{inputs_key} {written_sha}")
 
@@ -287,6 +289,8 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
             executor.cancel()
             raise
     result.failures = streamed.failures
+    busy = {**executor.busy_s, "voice": streamed.voice_busy_s}
+    result.stage_seconds.update({f"{name} busy": round(seconds, 3) for name, seconds in sorted(busy.items())})
     _record_failures(work, result.failures)
     write_artifact(work / "reading.json", streamed.reading)
     result.reading_file = work / "reading.json"

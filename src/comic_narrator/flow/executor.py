@@ -4,6 +4,7 @@ and ``render`` (a segment to make); another one (a cluster's) plugs in here with
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol
@@ -31,6 +32,12 @@ class Executor(Protocol):
     def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]: ...
 
     def render(self, segment: Segment, image: Path) -> None: ...
+
+
+def _timed_read(book: Book, page: PageImage, run: RunConfig, engines: Engines) -> tuple[PageRead, float]:
+    started = time.perf_counter()
+    read = _read(book, page, run, engines)
+    return read, time.perf_counter() - started
 
 
 def _read(book: Book, page: PageImage, run: RunConfig, engines: Engines) -> PageRead:
@@ -65,6 +72,8 @@ class LocalExecutor:
         self.run = run
         self.read_ahead = read_ahead
         self.after_reading = after_reading
+        self.busy_s: dict[str, float] = {}
+        """Seconds each kind of page work was busy (summed over workers), to compare with the wall time."""
         self.read_workers = max(1, run.llm.concurrency) if run.vision.vision == "llm" else 1
         self.renderer = (
             SegmentRenderer(run.work_dir, run.render, render_stage, worker_count(run.render))
@@ -77,11 +86,11 @@ class LocalExecutor:
         ahead of the one handed out; all of them at once before anything is handed out when ``read_ahead`` < 0."""
         ahead = len(book.pages) if self.read_ahead < 0 else max(self.read_ahead, self.read_workers)
         with ThreadPoolExecutor(self.read_workers, thread_name_prefix="read") as pool:
-            futures: dict[int, Future[PageRead]] = {}
+            futures: dict[int, Future[tuple[PageRead, float]]] = {}
             try:
                 if self.read_ahead < 0:  # everything read before anything is voiced (a time-shared GPU)
                     for index, page in enumerate(book.pages):
-                        futures[index] = pool.submit(_read, book, page, run, engines)
+                        futures[index] = pool.submit(_timed_read, book, page, run, engines)
                     for future in futures.values():
                         future.result()
                     if self.after_reading is not None:
@@ -89,8 +98,10 @@ class LocalExecutor:
                 for index, page in enumerate(book.pages):
                     for upcoming in range(index, min(len(book.pages), index + 1 + ahead)):
                         if upcoming not in futures:
-                            futures[upcoming] = pool.submit(_read, book, book.pages[upcoming], run, engines)
-                    yield page, futures.pop(index).result()
+                            futures[upcoming] = pool.submit(_timed_read, book, book.pages[upcoming], run, engines)
+                    read, seconds = futures.pop(index).result()
+                    self.busy_s["read"] = self.busy_s.get("read", 0.0) + seconds
+                    yield page, read
             finally:
                 for future in futures.values():
                     future.cancel()
@@ -107,6 +118,7 @@ class LocalExecutor:
     def finish(self) -> None:
         if self.renderer is not None:
             self.renderer.finish()
+            self.busy_s["render"] = self.renderer.busy_s
 
     def cancel(self) -> None:
         if self.renderer is not None:

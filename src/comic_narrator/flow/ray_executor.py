@@ -91,6 +91,7 @@ class RayExecutor:
         self._submitted: set[str] = set()
         self.rendered = 0
         self.reused = 0
+        self.busy_s: dict[str, float] = {}
 
     def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
         ahead = len(book.pages) if self.read_ahead < 0 else max(self.read_ahead, len(self._readers))

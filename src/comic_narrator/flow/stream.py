@@ -11,6 +11,7 @@ numbers a second) so the audio is mastered page by page at the end and never hel
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,8 @@ class Streamed:
     cast: Cast | None
     characters: BookCharacters
     failures: list[str]
+    voice_busy_s: float = 0.0
+    """Seconds spent voicing pages (the rest of the stream's wall time went to reading and waiting)."""
 
 
 class ScriptSource:
@@ -198,6 +201,7 @@ def stream_pages(
     source = ScriptSource(script, book, script_origin)
     casting = OnlineCasting(run, engines.bank) if engines.bank is not None and not run.vision_only else None
     failures: list[str] = []
+    voice_busy = [0.0]
     done: list[PageWork] = []
     waiting: list[PageWork] = []  # read, before the language is known
     lang: str | None = None
@@ -220,7 +224,9 @@ def stream_pages(
             return
         cast = casting.add(work.reading, work.lines, lang_now)
         page_script = Script(lang=lang_now, lines=work.lines)
+        started = time.perf_counter()
         clips, failure = _voice_page(work, page_script, cast, run, engines.bank, run.keep_going)
+        voice_busy[0] += time.perf_counter() - started
         if failure is not None:
             failures.append(failure)
             work.lines = []
@@ -268,6 +274,7 @@ def stream_pages(
         cast=final_cast,
         characters=book_characters(book_script, final_cast),
         failures=failures,
+        voice_busy_s=voice_busy[0],
     )
 
 

@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import queue
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -71,6 +72,13 @@ def _pyramid_for(image: str) -> PagePyramid:
     return _pyramid[1]
 
 
+def _timed_render_job(segment: Segment, image: str, output: str, config: RenderConfig) -> float:
+    """Render one segment; returns the seconds it took (what the render was busy for)."""
+    started = time.perf_counter()
+    _render_job(segment, image, output, config)
+    return time.perf_counter() - started
+
+
 def _render_job(segment: Segment, image: str, output: str, config: RenderConfig) -> int:
     def report(frames: int) -> None:
         if _progress_queue is not None:
@@ -124,7 +132,9 @@ class SegmentRenderer:
         self.stage = stage
         self.rendered = 0
         self.reused = 0
-        self._pending: set[Future[int]] = set()
+        self.busy_s = 0.0
+        """Seconds spent rendering, summed over the workers."""
+        self._pending: set[Future[float]] = set()
         self._submitted: set[str] = set()
         self._progress_queue: Any = None
         self._pool: ProcessPoolExecutor | ThreadPoolExecutor
@@ -151,11 +161,11 @@ class SegmentRenderer:
         self._submitted.add(segment.key)
         self.rendered += 1
         if isinstance(self._pool, ProcessPoolExecutor):
-            self._pending.add(self._pool.submit(_render_job, segment, str(image), str(output), self.config))
+            self._pending.add(self._pool.submit(_timed_render_job, segment, str(image), str(output), self.config))
         else:
             report = partial(_advance, self.stage, f"page {segment.page + 1}")
             self._pending.add(
-                self._pool.submit(_render_one_here, segment, str(image), str(output), self.config, report)
+                self._pool.submit(_timed_render_here, segment, str(image), str(output), self.config, report)
             )
         self.poll()
 
@@ -163,9 +173,7 @@ class SegmentRenderer:
         """Progress from the workers, and the first worker error re-raised here."""
         if self._progress_queue is not None:
             try:
-                frames, page = (
-                    self._progress_queue.get(timeout=wait_s) if wait_s else self._progress_queue.get_nowait()
-                )
+                frames, page = self._progress_queue.get(timeout=wait_s) if wait_s else self._progress_queue.get_nowait()
                 self.stage.advance(frames, detail=f"page {page + 1}")
                 while True:
                     frames, page = self._progress_queue.get_nowait()
@@ -176,7 +184,7 @@ class SegmentRenderer:
             wait(self._pending, timeout=wait_s, return_when=FIRST_COMPLETED)
         finished = {future for future in self._pending if future.done()}
         for future in finished:
-            future.result()
+            self.busy_s += future.result()
         self._pending -= finished
 
     def finish(self) -> None:
@@ -200,6 +208,12 @@ class SegmentRenderer:
 
 _here: tuple[str, PagePyramid] | None = None
 _here_lock = threading.Lock()
+
+
+def _timed_render_here(segment: Segment, image: str, output: str, config: RenderConfig, report: Any) -> float:
+    started = time.perf_counter()
+    _render_one_here(segment, image, output, config, report)
+    return time.perf_counter() - started
 
 
 def _render_one_here(segment: Segment, image: str, output: str, config: RenderConfig, report: Any) -> int:
