@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -41,6 +42,21 @@ class ServerState:
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    latency_s: float = 0.0
+    """How long each speech request takes, holding one of the ``slots`` (like a busy GPU)."""
+    slots: int = 0
+    """Speech requests worked on at once (0: no bound); one more waits for a free slot, as on a real server."""
+    hold: Callable[[], object] | None = None
+    """Called with each speech request before it is worked on (a test's barrier across several servers)."""
+    _slots: threading.BoundedSemaphore | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self._slots = threading.BoundedSemaphore(self.slots) if self.slots > 0 else None
+
+    @property
+    def spoken(self) -> int:
+        """Speech requests received."""
+        return len([r for r in self.requests if r["path"] in ("/v1/tts", "/v1/audio/speech")])
 
 
 def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
@@ -134,8 +150,12 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             else:
                 if state.mode == "slow":
                     time.sleep(0.2)
-                frequency = 180.0 + 40.0 * (sum(map(ord, voice)) % 7)
-                self._send(200, "audio/wav", tone_wav(text, frequency))
+                if state.hold is not None:
+                    state.hold()
+                with state._slots or contextlib.nullcontext():
+                    time.sleep(state.latency_s)
+                    frequency = 180.0 + 40.0 * (sum(map(ord, voice)) % 7)
+                    self._send(200, "audio/wav", tone_wav(text, frequency))
 
     return Handler
 

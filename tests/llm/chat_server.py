@@ -4,10 +4,12 @@ with response_format json_schema). It answers from what the request carries, so 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import re
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -19,11 +21,27 @@ REGION = re.compile(r"^\[(\d+)\] panel (-?\d+), at \((\d+)%, (\d+)%\), (\w+): ([
 
 
 class ChatState:
-    def __init__(self, mode: str, hold_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        mode: str,
+        hold_s: float = 0.0,
+        model_id: str = "test-vlm",
+        latency_s: float = 0.0,
+        slots: int = 0,
+        hold: Callable[[], object] | None = None,
+    ) -> None:
         self.mode = mode
         self.hold_s = hold_s
         """How long a request may wait for a second one to arrive before it is answered (0: answer at once). A
         client that sends pages concurrently has its second page in flight well within it; a serial one does not."""
+        self.model_id = model_id
+        """The one model /v1/models lists."""
+        self.latency_s = latency_s
+        """How long each chat request takes, holding one of the ``slots`` (like a busy GPU)."""
+        self.slots = threading.BoundedSemaphore(slots) if slots > 0 else None
+        """Requests worked on at once (0: no bound); one more waits for a free slot, as on a real server."""
+        self.hold = hold
+        """Called with each chat request before it is worked on (a test's barrier across several servers)."""
         self.requests: list[dict[str, Any]] = []
         self.authorizations: list[str | None] = []
         """Each request's Authorization header (None when absent), GET and POST alike."""
@@ -74,7 +92,7 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
                 self._send(200, b"")
             elif self.path == "/v1/models":
                 self._send(
-                    200, json.dumps({"object": "list", "data": [{"id": "test-vlm", "object": "model"}]}).encode()
+                    200, json.dumps({"object": "list", "data": [{"id": state.model_id, "object": "model"}]}).encode()
                 )
             else:
                 self._send(404, b'{"error": "not found"}')
@@ -89,7 +107,11 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
                 state.arrived.notify_all()
                 state.arrived.wait_for(lambda: state.in_flight >= 2, timeout=state.hold_s)
             try:
-                self._reply(body)
+                if state.hold is not None:
+                    state.hold()
+                with state.slots or contextlib.nullcontext():
+                    time.sleep(state.latency_s)
+                    self._reply(body)
             finally:
                 with state.lock:
                     state.in_flight -= 1
@@ -130,8 +152,15 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def chat_server(mode: str = "ok", hold_s: float = 0.0) -> Iterator[tuple[str, ChatState]]:
-    state = ChatState(mode, hold_s)
+def chat_server(
+    mode: str = "ok",
+    hold_s: float = 0.0,
+    model_id: str = "test-vlm",
+    latency_s: float = 0.0,
+    slots: int = 0,
+    hold: Callable[[], object] | None = None,
+) -> Iterator[tuple[str, ChatState]]:
+    state = ChatState(mode, hold_s, model_id, latency_s, slots, hold)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

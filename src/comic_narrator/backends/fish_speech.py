@@ -48,7 +48,8 @@ class FishSpeechEngine:
         self._voices: dict[str, tuple[str, VoiceInfo]] = {}
         self._lock = threading.Lock()
         self._opened = False
-        self.concurrency = concurrency
+        self.concurrency = self._client.slots
+        """Lines worth voicing at once: ``concurrency`` per server."""
 
     @property
     def version(self) -> str:
@@ -61,11 +62,12 @@ class FishSpeechEngine:
         return f"fish-speech@{self._client.base_url};seed={SEED};v1{inline}"
 
     def open(self) -> None:
-        """Check the server is up and learn its voices."""
+        """Check the server is up and learn its voices (the first server that answers names them: several servers
+        of one engine serve the same voices)."""
         with self._lock:
             if self._opened:
                 return
-            health = self._client.json("GET", "/v1/health")
+            health = self._client.json("GET", "/v1/health", in_order=True)
             if not isinstance(health, dict) or str(health.get("status", "ok")).lower() not in ("ok", "healthy"):
                 raise ServerError(f"{self._client.base_url}/v1/health says the server is not ready: {health!r}")
             listed = list(self._specs) or self.list_references()
@@ -88,27 +90,27 @@ class FishSpeechEngine:
         return [info for _, info in self._voices.values()]
 
     def list_references(self) -> list[str]:
-        answer = self._client.json("GET", "/v1/references/list")
+        answer = self._client.json("GET", "/v1/references/list", in_order=True)
         ids = answer.get("reference_ids") if isinstance(answer, dict) else None
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise ServerError(f"{self._client.base_url}/v1/references/list answered no reference_ids list")
         return list(ids)
 
     def add_reference(self, reference_id: str, reference: ReferenceAudio) -> None:
-        """Register a voice on the server so later requests can name it by ``reference_id``."""
+        """Register a voice on the server (on each of several) so later requests can name it by ``reference_id``."""
         payload = {
             "id": reference_id,
             "audio": base64.b64encode(reference.wav_bytes).decode("ascii"),
             "text": reference.text,
         }
-        answer = self._client.json("POST", "/v1/references/add", payload)
-        if isinstance(answer, dict) and answer.get("success") is False:
-            raise ServerError(f"Fish Speech refused reference {reference_id!r}: {answer.get('message', '')}")
+        for answer in self._client.json_each("POST", "/v1/references/add", payload):
+            if isinstance(answer, dict) and answer.get("success") is False:
+                raise ServerError(f"Fish Speech refused reference {reference_id!r}: {answer.get('message', '')}")
 
     def delete_reference(self, reference_id: str) -> None:
-        answer = self._client.json("DELETE", "/v1/references/delete", {"reference_id": reference_id})
-        if isinstance(answer, dict) and answer.get("success") is False:
-            raise ServerError(f"Fish Speech could not delete {reference_id!r}: {answer.get('message', '')}")
+        for answer in self._client.json_each("DELETE", "/v1/references/delete", {"reference_id": reference_id}):
+            if isinstance(answer, dict) and answer.get("success") is False:
+                raise ServerError(f"Fish Speech could not delete {reference_id!r}: {answer.get('message', '')}")
 
     def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
         self.open()

@@ -8,6 +8,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from comic_narrator.backends.balancer import AllUnreachable, Balancer, Unreachable
 from comic_narrator.config import LlmConfig
 from comic_narrator.errors import ServerError
 
@@ -15,17 +16,40 @@ START_HINT = "start it with `comic-narrator gpu up` (or `vllm serve MODEL --host
 
 
 class OpenAIChatClient:
-    """Talks to ``{base_url}/chat/completions`` and ``{base_url}/models``. Constructing it does no I/O."""
+    """Talks to ``{base_url}/chat/completions`` and ``{base_url}/models`` of one server, or of several that serve
+    the same model: each request goes to the one with the fewest in flight, at most ``concurrency`` per server.
+    Constructing it does no I/O."""
 
     def __init__(self, config: LlmConfig) -> None:
         self.config = config
-        self.base_url = config.base_url.rstrip("/")
+        self._balancer = Balancer(config.base_urls, config.concurrency)
+        self.base_urls = self._balancer.urls
+        self.base_url = self.base_urls[0]
         self.model: str | None = config.model
+
+    @property
+    def slots(self) -> int:
+        """Requests in flight at once across all the servers at most."""
+        return self._balancer.capacity
 
     # ------------------------------------------------------------------------------------------ transport
 
-    def _request(self, method: str, path: str, body: dict[str, Any] | None, timeout_s: float) -> Any:
-        url = f"{self.base_url}{path}"
+    def _request(self, method: str, path: str, body: dict[str, Any] | None, timeout_s: float) -> tuple[str, Any]:
+        """(the server that answered, its parsed answer)."""
+        try:
+            return self._balancer.call(
+                lambda base_url: (base_url, self._request_at(base_url, method, path, body, timeout_s))
+            )
+        except AllUnreachable as exc:
+            raise self._unreachable(exc) from exc
+
+    @staticmethod
+    def _unreachable(exc: AllUnreachable) -> ServerError:
+        where = "the LLM server" if len(exc.failures) == 1 else "any of the LLM servers"
+        return ServerError(f"cannot reach {where} ({exc.reasons}); {START_HINT}", path=exc.urls)
+
+    def _request_at(self, base_url: str, method: str, path: str, body: dict[str, Any] | None, timeout_s: float) -> Any:
+        url = f"{base_url}{path}"
         headers = {"Accept": "application/json"}
         data = None
         if body is not None:
@@ -42,8 +66,8 @@ class OpenAIChatClient:
             detail = exc.read()[:300].decode("utf-8", "replace").strip().replace("\n", " ")
             raise ServerError(f"LLM server answered HTTP {exc.code} for {path}: {detail}", path=url) from exc
         except (urllib.error.URLError, ConnectionError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise ServerError(f"cannot reach the LLM server ({reason}); {START_HINT}", path=url) from exc
+            # Not reached (refused, reset, no route): another server takes the request.
+            raise Unreachable(getattr(exc, "reason", exc)) from exc
         except TimeoutError as exc:
             raise ServerError(f"the LLM server did not answer within {timeout_s:.0f} s", path=url) from exc
         try:
@@ -55,14 +79,31 @@ class OpenAIChatClient:
     # ------------------------------------------------------------------------------------------ API
 
     def resolve_model(self) -> str:
-        """The configured model, else the first one the server lists (vLLM serves one)."""
+        """The configured model, else the first one the server lists (vLLM serves one). With several servers each
+        one that answers is asked, and they must agree: pages read by two models would not match."""
         if self.model:
             return self.model
-        listing = self._request("GET", "/models", None, timeout_s=10.0)
         try:
-            self.model = str(listing["data"][0]["id"])
-        except (KeyError, IndexError, TypeError) as exc:
-            raise ServerError("the LLM server lists no models at /models", path=self.base_url) from exc
+            listings = self._balancer.each(
+                lambda url: self._request_at(url, "GET", "/models", None, timeout_s=10.0), skip_unreachable=True
+            )
+        except AllUnreachable as exc:
+            raise self._unreachable(exc) from exc
+        served: list[tuple[str, str]] = []
+        for base_url, listing in listings:  # a server that is down is left out: it is rested until it is back
+            try:
+                served.append((base_url, str(listing["data"][0]["id"])))
+            except (KeyError, IndexError, TypeError) as exc:
+                raise ServerError("the LLM server lists no models at /models", path=base_url) from exc
+        first_url, model = served[0]
+        for base_url, other in served[1:]:
+            if other != model:
+                raise ServerError(
+                    f"this LLM server serves {other!r} but {first_url} serves {model!r}; every --llm-url must "
+                    "serve the same model (or name one with --llm-model)",
+                    path=base_url,
+                )
+        self.model = model
         return self.model
 
     def chat_json(self, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str) -> dict[str, Any]:
@@ -80,25 +121,25 @@ class OpenAIChatClient:
         }
         if self.config.disable_thinking:
             body["chat_template_kwargs"] = {"enable_thinking": False}
-        answer = self._request("POST", "/chat/completions", body, timeout_s=self.config.timeout_s)
+        server, answer = self._request("POST", "/chat/completions", body, timeout_s=self.config.timeout_s)
         try:
             choice = answer["choices"][0]
             content = choice["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:
-            raise ServerError("the LLM server's answer has no choices[0].message.content", path=self.base_url) from exc
+            raise ServerError("the LLM server's answer has no choices[0].message.content", path=server) from exc
         if not content:
             raise ServerError(
                 "the LLM answered with empty content (a reasoning model with thinking on? finish_reason="
                 f"{choice.get('finish_reason')!r})",
-                path=self.base_url,
+                path=server,
             )
         try:
             parsed = json.loads(content)
         except ValueError as exc:
             raise ServerError(
                 f"the LLM's content is not JSON (finish_reason={choice.get('finish_reason')!r}): {content[:120]!r}",
-                path=self.base_url,
+                path=server,
             ) from exc
         if not isinstance(parsed, dict):
-            raise ServerError("the LLM's JSON is not an object", path=self.base_url)
+            raise ServerError("the LLM's JSON is not an object", path=server)
         return parsed

@@ -36,17 +36,19 @@ class OpenAISpeechEngine:
             self._voices[info.id] = (name, info)
         self._lock = threading.Lock()
         self._opened = False
-        self.concurrency = concurrency
+        self.concurrency = self._client.slots
+        """Lines worth voicing at once: ``concurrency`` per server."""
 
     @property
     def version(self) -> str:
         return f"openai-speech@{self._client.base_url};model={self._model};v1"
 
     def open(self) -> None:
-        """Check that something answers HTTP at the base URL (the API has no standard health route)."""
+        """Check that something answers HTTP at the base URL, or at one of several (the API has no standard health
+        route)."""
         with self._lock:
             if not self._opened:
-                self._client.request("GET", "/v1/models")
+                self._client.request("GET", "/v1/models", in_order=True)
                 self._opened = True
 
     def close(self) -> None:

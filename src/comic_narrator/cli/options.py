@@ -16,6 +16,16 @@ def reference_arg(value: str) -> tuple[str, Path]:
     return name.strip(), Path(path.strip())
 
 
+def url_list_arg(value: str) -> str:
+    """A ``URL[,URL...]`` value (``--llm-url``, ``--tts-server``) tidied to ``URL,URL``: an argparse type, so a
+    value with no URL, or with something that is not an http(s) URL, is the usual one-line usage error."""
+    urls = [url.strip().rstrip("/") for url in value.split(",") if url.strip()]
+    bad = [url for url in urls if not url.startswith(("http://", "https://"))]
+    if not urls or bad:
+        raise argparse.ArgumentTypeError(f"wants http(s)://HOST:PORT[/PATH][,...], got {value!r}")
+    return ",".join(urls)
+
+
 def add_tts_reference_option(parser: argparse.ArgumentParser) -> None:
     """--tts-reference, shared by the main command and `voices`."""
     parser.add_argument(

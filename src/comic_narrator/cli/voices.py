@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from comic_narrator.backends.protocols import Delivery
-from comic_narrator.cli.options import add_tts_reference_option
+from comic_narrator.cli.options import add_tts_reference_option, url_list_arg
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ComicNarratorError, OutputError
 from comic_narrator.voice.normalize import normalize_for_speech
@@ -27,7 +27,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", type=Path, help="WAV file written by --preview")
     parser.add_argument("--speed", type=float, default=1.0, help="speaking-rate multiplier for --preview")
     parser.add_argument("--pitch", type=float, default=0.0, help="pitch shift in semitones for --preview")
-    parser.add_argument("--tts-server", help="also list/preview a GPU TTS server's voices (base URL)")
+    parser.add_argument(
+        "--tts-server",
+        type=url_list_arg,
+        metavar="URL[,URL...]",
+        help="also list/preview a GPU TTS server's voices (base URL; several of one engine: --register registers "
+        "the voice on each)",
+    )
     parser.add_argument("--tts-api", choices=("fish", "openai"), default="fish", help="the server's API")
     parser.add_argument("--tts-voices", help="comma-separated server voices, name[:lang[:gender[:age]]]")
     add_tts_reference_option(parser)
