@@ -74,7 +74,7 @@ class LocalExecutor:
         self.after_reading = after_reading
         self.busy_s: dict[str, float] = {}
         """Seconds each kind of page work was busy (summed over workers), to compare with the wall time."""
-        self.read_workers = max(1, run.llm.concurrency) if run.vision.vision == "llm" else 1
+        self.read_workers = max(1, run.llm.slots) if run.vision.vision == "llm" else 1
         self.renderer = (
             SegmentRenderer(run.work_dir, run.render, render_stage, worker_count(run.render))
             if render_stage is not None

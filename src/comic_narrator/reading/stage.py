@@ -156,7 +156,7 @@ def _refine_with_llm(
         stage.advance(detail=f"page {page.index + 1}" + (" (cached)" if cached else ""))
         return refined
 
-    with ThreadPoolExecutor(max_workers=max(1, llm.concurrency), thread_name_prefix="llm") as pool:
+    with ThreadPoolExecutor(max_workers=max(1, llm.slots), thread_name_prefix="llm") as pool:
         return list(pool.map(refine, zip(book.pages, readings, strict=True)))
 
 
