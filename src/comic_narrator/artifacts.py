@@ -84,6 +84,10 @@ class TextRegion(Artifact):
         default=None,
         description="local reader: colour histogram of the figure the balloon points at (links speakers across pages)",
     )
+    translation: str | None = Field(
+        default=None,
+        description="the lettering in English when the page is not (set by the LLM reader); the .en subtitles",
+    )
 
 
 class Character(Artifact):
@@ -99,7 +103,7 @@ class Character(Artifact):
 class PageReading(Artifact):
     """What was read off one page: panels and texts, both in reading order (furniture last, top to bottom)."""
 
-    schema_version: int = 3
+    schema_version: int = 4
     page: int = Field(description="index of the PageImage")
     width: int
     height: int
@@ -114,7 +118,7 @@ class PageReading(Artifact):
 class BookReading(Artifact):
     """Exactly what ``comic-narrator read --json`` prints and ``--reading FILE`` accepts."""
 
-    schema_version: int = 3
+    schema_version: int = 4
     source: str
     lang: Literal["en", "ja"]
     pages: list[PageReading]

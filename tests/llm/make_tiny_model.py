@@ -19,7 +19,16 @@ MESSAGES = [
 ]
 ANSWER = {
     "characters": [{"name": "Pepper", "gender": "female", "age": "young", "nature": "human"}],
-    "texts": [{"index": 0, "text": "Hello there!", "kind": "speech", "speaker": "Pepper", "emotion": "excited"}],
+    "texts": [
+        {
+            "index": 0,
+            "text": "Hello there!",
+            "kind": "speech",
+            "speaker": "Pepper",
+            "emotion": "excited",
+            "translation": None,
+        }
+    ],
 }
 ANSWER_TEXT = json.dumps(ANSWER, separators=(",", ":"))
 """What vLLM's structured output can emit when served with disable_any_whitespace (no spaces between tokens)."""

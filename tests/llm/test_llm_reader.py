@@ -187,3 +187,32 @@ def test_llm_character_attributes_reach_casting(tmp_path: Path) -> None:
     by_character = {m.character: m for m in cast.members}
     assert voices[by_character["pepper"].voice].gender == "female"
     assert voices[by_character["carrot"].voice].gender == "male"
+
+
+def test_translations_are_kept_and_english_echoed_back_is_not() -> None:
+    from comic_narrator.artifacts import PageReading, Panel, TextRegion
+    from comic_narrator.reading.llm_reader import merge_answer
+
+    local = PageReading(
+        page=0,
+        width=100,
+        height=100,
+        reading_direction="rtl",
+        panels=[Panel(bbox=(0, 0, 100, 100))],
+        texts=[
+            TextRegion(bbox=(0, 0, 9, 9), kind="speech", text="オレもさ", panel=0, lang="ja"),
+            TextRegion(bbox=(9, 9, 9, 9), kind="sound", text="ドン", panel=0, lang="ja"),
+            TextRegion(bbox=(20, 20, 9, 9), kind="speech", text="OK", panel=0, lang="ja"),
+        ],
+    )
+    said = {"kind": "speech", "speaker": "Akagi", "emotion": "neutral"}
+    answer = {
+        "characters": [],
+        "texts": [
+            {**said, "index": 0, "text": "オレもさ", "translation": "Me too."},
+            {**said, "index": 1, "text": "ドン", "kind": "sound", "speaker": None, "translation": "BAM"},
+            {**said, "index": 2, "text": "OK", "translation": "ok"},
+        ],
+    }
+    merged = merge_answer(local, answer, "m")
+    assert [t.translation for t in merged.texts] == ["Me too.", "BAM", None]

@@ -40,13 +40,14 @@ ANSWER_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "additionalProperties": False,
-                "required": ["index", "text", "kind", "speaker", "emotion"],
+                "required": ["index", "text", "kind", "speaker", "emotion", "translation"],
                 "properties": {
                     "index": {"type": "integer"},
                     "text": {"type": "string"},
                     "kind": {"enum": KINDS},
                     "speaker": {"type": ["string", "null"]},
                     "emotion": {"enum": EMOTIONS},
+                    "translation": {"type": ["string", "null"]},
                 },
             },
         },
@@ -58,8 +59,9 @@ SYSTEM_PROMPT = (
     "regions an OCR engine found on it, numbered in reading order. For each region return its corrected text "
     "(fix OCR mistakes by reading the lettering; write all-caps lettering in normal sentence case; keep the "
     "page's language), its kind (speech, shout, caption, sound), who says it (a character's name, or null for "
-    "captions and sound effects) and the emotion of the delivery. List every speaking character with gender, "
-    "age and nature. Use the same name for the same character on every page."
+    "captions and sound effects), the emotion of the delivery, and its English translation when the lettering "
+    "is not in English (null when it is). List every speaking character with gender, age and nature. Use the "
+    "same name for the same character on every page."
 )
 
 
@@ -129,7 +131,11 @@ def merge_answer(local: PageReading, answer: dict[str, Any], model: str) -> Page
             characters[speaker] = Character(id=speaker, name=str(speaker_name).strip())
         new_text = str(item.get("text", "")).strip() or region.text
         emotion = item.get("emotion") if item.get("emotion") in EMOTIONS else None
-        texts.append(region.model_copy(update={"text": new_text, "kind": kind, "speaker": speaker, "emotion": emotion}))
+        translation = str(item.get("translation") or "").strip() or None
+        if translation is not None and translation.casefold() == new_text.casefold():
+            translation = None  # English lettering echoed back: nothing to translate
+        update = {"text": new_text, "kind": kind, "speaker": speaker, "emotion": emotion, "translation": translation}
+        texts.append(region.model_copy(update=update))
     return local.model_copy(update={"texts": texts, "characters": list(characters.values()), "vision": f"llm:{model}"})
 
 
