@@ -241,7 +241,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
 
     from comic_narrator.flow.executor import READ_AHEAD_PAGES, LocalExecutor
     from comic_narrator.flow.stream import book_timing, stream_pages
-    from comic_narrator.timeline.subtitles import build_srt
+    from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
     from comic_narrator.video.render import join_video
     from comic_narrator.video.segments import plan_segments
 
@@ -307,8 +307,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     timing, plan = book_timing(streamed.pages)
     write_artifact(work / "timing.json", timing)
     write_artifact(work / "camera.json", plan)
-    srt_path = config.output_path.with_suffix(".srt")
-    subtitles = build_srt(streamed.script, clips, timing)
+    subtitles = build_tracks(streamed.reading, streamed.script, clips, timing)
     segments = [
         segment
         for page in streamed.pages
@@ -322,6 +321,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
         *(f"{clip.line_id}:{clip.cache_key}" for clip in clips),
         json.dumps(asdict(config.audio), default=str),
         *(segment.key for segment in segments),
+        *(track.fingerprint() for track in subtitles),
     )
     if _output_is_current(work / "render.key", render_key, config.output_path) and (work / "audio.wav").exists():
         progress.note(f"[render] {config.output_path} is up to date")
@@ -336,11 +336,11 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
                     wav.write(piece)
                     yield piece
 
-            join_video(config.output_path, segments, work, timing.fps, pieces(), timing.sample_rate_hz)
+            join_video(config.output_path, segments, work, timing.fps, pieces(), timing.sample_rate_hz, subtitles)
         if render_stage is not None:
             progress.note(f"[render] {render_stage.done} frame(s): {executor.rendered_note()}")
         atomic_write_text(work / "render.key", f"{render_key} {_output_stamp(config.output_path)}")
-    atomic_write_text(srt_path, subtitles)
+    srt_path = write_subtitles(config.output_path, subtitles)[0]
     lap("join")
     result.output, result.subtitles, result.duration_s = config.output_path, srt_path, timing.duration_s
     return result

@@ -14,10 +14,11 @@ import numpy.typing as npt
 import pyloudnorm
 import pytest
 
-from comic_narrator.artifacts import Script
+from comic_narrator.artifacts import BookReading, Script, Timing
 from comic_narrator.cli import main
 from comic_narrator.config import AudioConfig, RenderConfig
 from tests.conftest import SAMPLE_PAGE
+from tests.e2e.subtitle_files import mp4_subtitles, said, srt_cues, vtt_cues
 
 pytestmark = pytest.mark.slow
 
@@ -31,20 +32,6 @@ def _streams(path: Path) -> dict[str, tuple[str, float]]:
         video = container.streams.video[0]
         assert (video.codec_context.width, video.codec_context.height) == (1920, 1080)
     return found
-
-
-def _srt_cues(path: Path) -> list[tuple[float, float, str]]:
-    def seconds(stamp: str) -> float:
-        h, m, rest = stamp.split(":")
-        s, ms = rest.split(",")
-        return int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
-
-    cues = []
-    for block in path.read_text(encoding="utf-8").strip().split("\n\n"):
-        lines = block.splitlines()
-        start, end = lines[1].split(" --> ")
-        cues.append((seconds(start), seconds(end), " ".join(lines[2:])))
-    return cues
 
 
 @pytest.fixture(scope="module")
@@ -99,12 +86,50 @@ def test_decoded_mp4_meets_the_loudness_target_and_stays_in_sync(narrated: Path)
 def test_srt_cues_match_the_spoken_lines(narrated: Path) -> None:
     work = narrated.with_name(narrated.name + ".work")
     script = Script.model_validate_json((work / "script.json").read_text())
-    cues = _srt_cues(narrated.with_suffix(".srt"))
-    assert [c[2] for c in cues] == [line.text for line in script.lines]
+    cues = srt_cues(narrated.with_suffix(".srt"))
+    # A line under a sound word that stays up longer is in several cues in a row: each line said is one run.
+    spoken = [text for text, _ in itertools.groupby(said(c[2]) for c in cues) if text]
+    assert spoken == [line.text for line in script.lines]
     assert len(cues) >= 4
     assert all(b[0] >= a[1] for a, b in itertools.pairwise(cues)), "cues must not overlap"
     timing = json.loads((work / "timing.json").read_text())
     assert cues[-1][1] <= timing["duration_s"] + 1e-3
+
+
+def test_vtt_beside_the_srt_has_the_same_cues(narrated: Path) -> None:
+    srt = srt_cues(narrated.with_suffix(".srt"))
+    assert vtt_cues(narrated.with_suffix(".vtt")) == srt
+
+
+def test_mp4_carries_the_subtitles_as_a_mov_text_track(narrated: Path) -> None:
+    """Real: the track decoded back by PyAV (FFmpeg's mov_text decoder), to the millisecond of the SRT."""
+    tracks = mp4_subtitles(narrated)
+    assert [(lang, codec) for lang, codec, _ in tracks] == [("eng", "mov_text")]
+    assert tracks[0][2] == srt_cues(narrated.with_suffix(".srt"))
+
+
+def test_sound_words_are_cued_within_their_panel_shot(narrated: Path) -> None:
+    work = narrated.with_name(narrated.name + ".work")
+    reading = BookReading.model_validate_json((work / "reading.json").read_text())
+    timing = Timing.model_validate_json((work / "timing.json").read_text())
+    cues = srt_cues(narrated.with_suffix(".srt"))
+    sounds = [(page, t) for page in reading.pages for t in page.texts if t.kind == "sound"]
+    assert sounds, "the sample page letters a sound word (the wind's BrrOoooOoo)"
+    for page, region in sounds:
+        shot = next(s for s in timing.shots if (s.page, s.panel) == (page.page, region.panel))
+        tagged = [c for c in cues if f"[{' '.join(region.text.split())}]" in c[2].split("\n")]
+        assert tagged, f"no cue for {region.text!r}"
+        for start_s, end_s, _ in tagged:
+            assert shot.start_s - 1e-3 <= start_s < end_s <= shot.start_s + shot.duration_s + 1e-3
+
+
+def test_no_cue_names_a_character_id(narrated: Path) -> None:
+    """The local reader's speakers are ``charN`` clusters, not names: no cue may show one."""
+    text = narrated.with_suffix(".srt").read_text(encoding="utf-8")
+    assert not re.search(r"char\d+", text)
+    assert not any(
+        re.fullmatch(r"\(.*\)", part) for c in srt_cues(narrated.with_suffix(".srt")) for part in c[2].split("\n")
+    )
 
 
 def test_each_panel_shot_is_as_long_as_its_audio(narrated: Path) -> None:
@@ -146,7 +171,7 @@ def test_rerun_reuses_every_stage_and_edit_revoices_one_line(
     assert main([str(SAMPLE_PAGE), "-o", str(out), "-q"]) == 0
     new_clips = set((copy_work / "clips").glob("*.wav")) - {copy_work / "clips" / n for n in clips_before}
     assert len(new_clips) == 1, "only the edited line is re-voiced"
-    assert _srt_cues(out.with_suffix(".srt"))[0][2] == "This line was edited by hand."
+    assert srt_cues(out.with_suffix(".srt"))[0][2] == "This line was edited by hand."
 
     capsys.readouterr()
     before = out.stat().st_mtime_ns

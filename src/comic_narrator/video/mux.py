@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
+from typing import Any, Protocol
 
 import av
 import numpy as np
@@ -22,6 +23,14 @@ from comic_narrator.errors import EngineError
 from comic_narrator.workdir import atomic_temp_path
 
 AAC_FRAME_SAMPLES = 1024
+
+
+class SideTrack(Protocol):
+    """A further track joined under the video, e.g. a subtitle track (timeline/subtitles.py makes those)."""
+
+    def add_to(self, container: av.container.OutputContainer) -> Iterator[av.Packet[Any]]:
+        """Add its stream to ``container`` at once; return its packets in time order, stream and time base set."""
+        ...
 
 
 @contextmanager
@@ -68,7 +77,7 @@ def _aac_packets(
     yield from stream.encode(None)
 
 
-def _seconds(packet: av.Packet[AudioStream]) -> float:
+def _seconds(packet: av.Packet[Any]) -> float:
     stamp = packet.dts if packet.dts is not None else packet.pts
     if stamp is None or packet.time_base is None:
         return 0.0
@@ -110,10 +119,16 @@ def encode_aac(
             container.mux(packet)
 
 
-def mux_segments(output: Path, segments: Sequence[tuple[Path, int]], fps: int, audio_file: Path) -> int:
+def mux_segments(
+    output: Path,
+    segments: Sequence[tuple[Path, int]],
+    fps: int,
+    audio_file: Path,
+    side_tracks: Sequence[SideTrack] = (),
+) -> int:
     """Join ``(segment file, frames)`` in order under the AAC of ``audio_file`` (its packets copied, its priming
-    kept); returns the frames written. Segments must share their encoder settings (one SPS/PPS); a segment
-    that does not is named in the error."""
+    kept) and the ``side_tracks`` (subtitles); returns the frames written. Segments must share their encoder
+    settings (one SPS/PPS); a segment that does not is named in the error."""
     if not segments:
         raise EngineError("no video segments to join", path=output)
     frame_time_base = Fraction(1, fps)
@@ -127,8 +142,24 @@ def mux_segments(output: Path, segments: Sequence[tuple[Path, int]], fps: int, a
         first_extradata = bytes(template.codec_context.extradata or b"")
         video = container.add_stream_from_template(template)
         sound = container.add_stream_from_template(audio_source.streams.audio[0])
-        audio_packets = (p for p in audio_source.demux(audio_source.streams.audio[0]) if p.size > 0)
-        pending = next(audio_packets, None)
+
+        def audio_packets() -> Iterator[av.Packet[Any]]:
+            for packet in audio_source.demux(audio_source.streams.audio[0]):
+                if packet.size > 0:
+                    packet.stream = sound
+                    yield packet
+
+        # Every track but the video, each with its next packet; interleaved: what is due by a video packet's
+        # time goes before it.
+        sources = [audio_packets(), *(track.add_to(container) for track in side_tracks)]
+        pending = [next(source, None) for source in sources]
+
+        def mux_due(until_s: float) -> None:
+            for index, source in enumerate(sources):
+                while (packet := pending[index]) is not None and _seconds(packet) <= until_s:
+                    container.mux(packet)
+                    pending[index] = next(source, None)
+
         for path, frames in segments:
             extradata, packets = _segment_packets(path, fps, frames)
             if extradata != first_extradata:
@@ -139,15 +170,8 @@ def mux_segments(output: Path, segments: Sequence[tuple[Path, int]], fps: int, a
                 packet.duration = 1
                 packet.time_base = frame_time_base
                 packet.stream = video
-                # Interleave: audio up to this video packet's time goes first.
-                while pending is not None and _seconds(pending) <= float(packet.dts * frame_time_base):
-                    pending.stream = sound
-                    container.mux(pending)
-                    pending = next(audio_packets, None)
+                mux_due(float(packet.dts * frame_time_base))
                 container.mux(packet)
             offset_frames += frames
-        while pending is not None:
-            pending.stream = sound
-            container.mux(pending)
-            pending = next(audio_packets, None)
+        mux_due(float("inf"))
     return offset_frames

@@ -15,7 +15,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from functools import partial
@@ -30,7 +30,7 @@ from comic_narrator.artifacts import Book, CameraPlan
 from comic_narrator.config import RenderConfig
 from comic_narrator.progress import SILENT, Progress, StageProgress
 from comic_narrator.video.frames import PagePyramid
-from comic_narrator.video.mux import encode_aac, mux_segments
+from comic_narrator.video.mux import SideTrack, encode_aac, mux_segments
 from comic_narrator.video.segments import SEGMENT_DIR, Segment, plan_segments, render_segment
 from comic_narrator.workdir import text_sha256
 
@@ -232,13 +232,15 @@ def join_video(
     fps: int,
     audio: Iterable[npt.NDArray[np.float32]],
     sample_rate_hz: int,
+    side_tracks: Sequence[SideTrack] = (),
 ) -> int:
-    """The book's AAC encoded from its pieces (a page each), then every segment joined under it into ``output``;
-    segment files of other keys are removed. Returns the frames written."""
+    """The book's AAC encoded from its pieces (a page each), then every segment joined under it into ``output``
+    with the ``side_tracks`` (subtitles); segment files of other keys are removed. Returns the frames written."""
     folder = work_dir / SEGMENT_DIR
     audio_file = folder / "audio.m4a"
     encode_aac(audio_file, audio, sample_rate_hz)
-    frames = mux_segments(output, [(work_dir / s.file_name, s.frames) for s in segments], fps, audio_file)
+    jobs = [(work_dir / s.file_name, s.frames) for s in segments]
+    frames = mux_segments(output, jobs, fps, audio_file, side_tracks)
     _remove_leftovers(folder, {Path(s.file_name).name for s in segments} | {audio_file.name})
     return frames
 
