@@ -2,6 +2,7 @@
 
     python benchmarks/pipeline_stages.py [INPUT] [--repeat N] [--warm] [--voice-quality fast|natural]
                                          [--fps 24|25|30|60] [--preset NAME]
+                                         [--aspect wide|vertical|square] [--draft]
 
 Each run is cold: a new work folder, nothing cached. --repeat runs it N times and prints the best and the median
 (the machine may be shared: the best is the least disturbed run). --warm also times a second run over the same
@@ -19,7 +20,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from comic_narrator.config import RenderConfig, RunConfig, VoiceConfig
+from comic_narrator.config import ASPECT_SIZE_PX, RenderConfig, RunConfig, VoiceConfig
 from comic_narrator.pipeline import run
 from comic_narrator.progress import Progress
 
@@ -42,9 +43,10 @@ def _timed_run(config: RunConfig, label: str) -> dict[str, float]:
     if result.stage_seconds.get("stream"):
         # Above 1: page work overlapped (reading, voicing and rendering were busy at once).
         stages += f" | overlap {busy / result.stage_seconds['stream']:.2f}"
+    size_mb = config.output_path.stat().st_size / 1e6
     print(
         f"{label}: video {result.duration_s:.2f} s | {stages} | wall {wall_s:.2f} s, CPU {cpu_s:.1f} s, "
-        f"wall / video {wall_s / result.duration_s:.2f}",
+        f"wall / video {wall_s / result.duration_s:.2f} | {size_mb:.2f} MB",
         flush=True,
     )
     return row
@@ -58,10 +60,15 @@ def main() -> int:
     parser.add_argument("--voice-quality", choices=("fast", "natural"), default="fast", help="the voices cast")
     parser.add_argument("--fps", type=int, default=RenderConfig.fps)
     parser.add_argument("--preset", default=RenderConfig.preset)
+    parser.add_argument("--aspect", choices=list(ASPECT_SIZE_PX), default="wide")
+    parser.add_argument("--draft", action="store_true", help="the --draft preview (overrides --fps)")
     args = parser.parse_args()
-    render = RenderConfig(fps=args.fps, preset=args.preset)
+    width_px, height_px = ASPECT_SIZE_PX[args.aspect]
+    render = RenderConfig(width_px=width_px, height_px=height_px, fps=args.fps, preset=args.preset)
     if args.preset != RenderConfig.preset:
         render = replace(render, x264_params="")  # as the CLI does
+    if args.draft:
+        render = render.draft()
     rows = []
     for attempt in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -146,6 +147,26 @@ class AudioConfig:
     """Silence at the end of each panel shot after its last line."""
 
 
+Aspect = Literal["wide", "vertical", "square"]
+
+ASPECT_SIZE_PX: dict[Aspect, tuple[int, int]] = {
+    "wide": (1920, 1080),
+    "vertical": (1080, 1920),
+    "square": (1080, 1080),
+}
+"""The frame (width, height) of each ``--aspect``: 16:9 for players, 9:16 for phone shorts, 1:1 for feeds."""
+
+DRAFT_FPS = 12
+"""A draft's frame rate: half the default's frames to warp and encode; 48 kHz audio still divides evenly."""
+
+DRAFT_CRF = 28
+"""A draft's libx264 quality: softer than the default 20, and a third of its bits at the draft size."""
+
+DRAFT_SHORT_SIDE_PX = 480
+"""A draft's short side at most; both sides keep the exact aspect and are multiples of 4 (the I420 frame layout
+needs it), so a draft frames exactly what the full render does: 832 x 468 wide, 468 x 832 vertical, 480 square."""
+
+
 @dataclass(frozen=True)
 class RenderConfig:
     """The picture and its encoding. Fields marked *key* enter each video segment's cache key (see
@@ -183,6 +204,22 @@ class RenderConfig:
     even a one-page book and a resumed run loses little; each cut costs one extra keyframe (about 70 kB at 1080p)."""
     jobs: int = 0
     """Processes rendering segments at once (0 = one per core)."""
+
+    def draft(self) -> RenderConfig:
+        """A fast, low-resolution preview of the same picture (``--draft``): the short side at 480 px or less, 12
+        fps, CRF 28; the same camera, dimming and sound, the shots rounded to 12 fps. The encoder's preset and
+        tuning are kept: at 832x468 ``ultrafast`` saved 0.8 ms a frame (0.01 CPU s per video second) and wrote
+        files 4-5 times bigger (7-8 MB a minute against 1.6-1.8)."""
+        divisor = math.gcd(self.width_px, self.height_px)
+        unit_w, unit_h = self.width_px // divisor, self.height_px // divisor
+        steps = DRAFT_SHORT_SIDE_PX // min(unit_w, unit_h)
+        while steps > 1 and (unit_w * steps % 4 or unit_h * steps % 4):
+            steps -= 1
+        width, height = unit_w * steps, unit_h * steps
+        if steps < 1 or width % 4 or height % 4:  # no exact small size: round each side to a multiple of 16
+            scale = DRAFT_SHORT_SIDE_PX / min(self.width_px, self.height_px)
+            width, height = (max(16, round(side * scale / 16) * 16) for side in (self.width_px, self.height_px))
+        return replace(self, width_px=width, height_px=height, fps=DRAFT_FPS, crf=DRAFT_CRF)
 
 
 @dataclass(frozen=True)

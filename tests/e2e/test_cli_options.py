@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from comic_narrator.cli import main
+from comic_narrator.cli.app import _narrate_parser, run_config_from_args
 
 
 @pytest.mark.parametrize("command", [["narrate", "page.jpg", "-o", "out.mp4"], ["voices"]])
@@ -33,3 +34,26 @@ def test_out_of_range_numbers_are_usage_errors(
         main(["page.jpg", "-o", "out.mp4", *option])
     assert exited.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("options", "size_px", "fps"),
+    [
+        ([], (1920, 1080), 24),
+        (["--aspect", "vertical"], (1080, 1920), 24),
+        (["--aspect", "square", "--fps", "30"], (1080, 1080), 30),
+        (["--aspect", "vertical", "--draft"], (468, 832), 12),
+        (["--draft", "--fps", "60"], (832, 468), 12),
+    ],
+)
+def test_aspect_and_draft_set_the_frame(options: list[str], size_px: tuple[int, int], fps: int) -> None:
+    render = run_config_from_args(_narrate_parser().parse_args(["page.jpg", *options])).render
+    assert (render.width_px, render.height_px, render.fps) == (*size_px, fps)
+
+
+def test_unknown_aspect_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["page.jpg", "-o", "out.mp4", "--aspect", "portrait"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'portrait'" in err and "Traceback" not in err

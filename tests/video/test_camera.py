@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
 
-from comic_narrator.artifacts import BookReading, PageReading, Panel, ShotTiming, Timing
-from comic_narrator.config import RenderConfig
-from comic_narrator.video.camera import fit_aspect, focus_at, plan_camera, rect_at
+from comic_narrator.artifacts import BookReading, CameraPlan, PageReading, Panel, ShotTiming, Timing
+from comic_narrator.config import ASPECT_SIZE_PX, RenderConfig
+from comic_narrator.video.camera import TRANSITION_S, fit_aspect, focus_at, plan_camera, rect_at
 from comic_narrator.video.color import rgb_to_i420, ycbcr_of
 from comic_narrator.video.frames import PagePyramid, dim_outside
+from tests.conftest import corpus_path
 
 
 def _reading() -> BookReading:
@@ -86,3 +88,135 @@ def test_render_is_sub_pixel_and_dims_outside_the_focus() -> None:
     # RGB 200 is Y 188; dimmed to 45 % it is RGB 90, Y 93 (Y - 16 scales with R, G and B).
     assert frame[75, 150] == 188 and frame[10, 10] == 93
     assert frame[180 + 5, 10] == 128, "grey stays grey when dimmed"
+
+
+# Real readings: the panels of the corpus pages' ground truth (Pepper&Carrot ep. 17, western, with panels from
+# 0.5:1 to 4.3:1; the Wikipe-tan manga page, right to left), each page planned on its own as the pipeline does.
+def _gt_pages() -> list[PageReading]:
+    pages = []
+    for folder in ("peppercarrot-ep17", "wikipe-tan"):
+        truth = json.loads(corpus_path(folder, "gt.json").read_text(encoding="utf-8"))
+        for entry in truth["pages"]:
+            panels = [Panel(bbox=tuple(panel["bbox"])) for panel in entry["panels"]]
+            pages.append(
+                PageReading(
+                    page=len(pages),
+                    width=entry["width"],
+                    height=entry["height"],
+                    reading_direction=entry["reading_direction"],
+                    panels=panels,
+                    texts=[],
+                )
+            )
+    return pages
+
+
+def _page_timing(page: PageReading, fps: int) -> Timing:
+    """The establishing shot, then panels of 4.5 s and 2 s in turn: long enough to pan, and too short to."""
+    lengths = [round(1.5 * fps)] + [round((4.5 if n % 2 == 0 else 2.0) * fps) for n in range(len(page.panels))]
+    starts = [0, *itertools.accumulate(lengths)]
+    shots = [
+        ShotTiming(
+            page=page.page,
+            panel=panel - 1,
+            start_s=start / fps,
+            duration_s=frames / fps,
+            frames=frames,
+            line_ids=[],
+            line_starts_s=[],
+        )
+        for panel, (frames, start) in enumerate(zip(lengths, starts, strict=False))
+    ]
+    return Timing(fps=fps, sample_rate_hz=48_000, shots=shots, duration_s=starts[-1] / fps)
+
+
+def _config(aspect: str, draft: bool) -> RenderConfig:
+    width_px, height_px = ASPECT_SIZE_PX[aspect]  # type: ignore[index]
+    config = RenderConfig(width_px=width_px, height_px=height_px)
+    return config.draft() if draft else config
+
+
+def _views_by_panel(plan: CameraPlan) -> dict[int, list[tuple[float, float, float, float]]]:
+    """Each panel's views once the camera has arrived on it: the glide from the previous panel (which may still
+    show a whole page) does not count."""
+    views: dict[int, list[tuple[float, float, float, float]]] = {}
+    for index, shot in enumerate(plan.shots):
+        glide = min(int(TRANSITION_S * plan.fps), shot.frames // 3) if index > 0 else 0
+        views.setdefault(shot.panel, []).extend(rect_at(plan, index, f) for f in range(glide, shot.frames))
+    return views
+
+
+def _contains(view: tuple[float, float, float, float], bbox: tuple[int, int, int, int], slack_px: float) -> bool:
+    x, y, w, h = view
+    px, py, pw, ph = bbox
+    return x <= px + slack_px and y <= py + slack_px and x + w >= px + pw - slack_px and y + h >= py + ph - slack_px
+
+
+@pytest.mark.parametrize("draft", [False, True])
+@pytest.mark.parametrize("aspect", list(ASPECT_SIZE_PX))
+def test_every_panel_is_seen_whole_at_some_moment_in_every_aspect(aspect: str, draft: bool) -> None:
+    config = _config(aspect, draft)
+    for page in _gt_pages():
+        timing = _page_timing(page, config.fps)
+        plan = plan_camera(BookReading(source="t", lang="en", pages=[page]), timing, config)
+        assert sum(s.frames for s in plan.shots) == sum(s.frames for s in timing.shots), "frames are kept"
+        views = _views_by_panel(plan)
+        for number, panel in enumerate(page.panels):
+            # "Within a pixel": a pixel of the output frame, in page pixels.
+            slack_px = max(1.0, max(v[2] for v in views[number]) / config.width_px)
+            assert any(_contains(view, panel.bbox, slack_px) for view in views[number]), (
+                f"{aspect}: page {page.page + 1} panel {number + 1} {panel.bbox} is never seen whole"
+            )
+
+
+def _pan(page: PageReading, panel: int, config: RenderConfig) -> tuple[CameraPlan, int]:
+    plan = plan_camera(BookReading(source="t", lang="en", pages=[page]), _page_timing(page, config.fps), config)
+    indices = [i for i, shot in enumerate(plan.shots) if shot.panel == panel]
+    assert len(indices) == 2, "a wide panel in a vertical frame is held whole, then panned across"
+    return plan, indices[1]
+
+
+@pytest.mark.parametrize(("page_number", "panel", "direction"), [(1, 0, "ltr"), (3, 2, "ltr"), (4, 2, "rtl")])
+@pytest.mark.parametrize("draft", [False, True])
+def test_vertical_pans_across_wide_panels_in_the_reading_direction(
+    page_number: int, panel: int, direction: str, draft: bool
+) -> None:
+    """Pepper&Carrot p2's 3.4:1 first panel and p4's 2.3:1 third panel (left to right), Wikipe-tan's 2:1 last
+    panel (right to left)."""
+    page = _gt_pages()[page_number]
+    assert page.reading_direction == direction
+    config = _config("vertical", draft)
+    plan, index = _pan(page, panel, config)
+    shot = plan.shots[index]
+    glide = min(int(TRANSITION_S * plan.fps), shot.frames // 3)
+    centres = [rect_at(plan, index, f)[0] + rect_at(plan, index, f)[2] / 2 for f in range(glide, shot.frames)]
+    sign = 1.0 if direction == "ltr" else -1.0
+    assert all(sign * (b - a) >= -1e-9 for a, b in itertools.pairwise(centres)), "the pan never turns back"
+    px, _py, pw, ph = page.panels[panel].bbox
+    start, end = shot.rect_from, shot.rect_to
+    assert sign * (end[0] - start[0]) > 0.2 * pw, "it travels across the panel"
+    near, far = (px, px + pw) if direction == "ltr" else (px + pw, px)
+    assert abs((start[0] if direction == "ltr" else start[0] + start[2]) - near) < 0.06 * pw, "starts on the start side"
+    assert abs((end[0] + end[2] if direction == "ltr" else end[0]) - far) < 0.06 * pw, "ends on the far side"
+    assert start[3] >= ph, "the panel's full height is in view all along the pan"
+
+
+def test_vertical_tall_panels_fill_the_frame_and_wide_frames_do_not_pan_ordinary_panels() -> None:
+    page = _gt_pages()[1]  # Pepper&Carrot p2: two wide panels, then three tall ones (about 0.5:1)
+    vertical = plan_camera(
+        BookReading(source="t", lang="en", pages=[page]), _page_timing(page, 24), _config("vertical", False)
+    )
+    for number in (2, 3, 4):
+        _x, _y, _w, ph = page.panels[number].bbox
+        (shot,) = [s for s in vertical.shots if s.panel == number]
+        assert shot.rect_from[3] == pytest.approx(ph * 1.1), "the panel and its 5 % margin fill the frame's height"
+    wide = plan_camera(BookReading(source="t", lang="en", pages=[page]), _page_timing(page, 24), RenderConfig())
+    assert [s.panel for s in wide.shots] == [-1, 0, 1, 2, 3, 4], "at 16:9 only panels past 3.56:1 would pan"
+
+
+def test_draft_keeps_the_aspect_at_a_fraction_of_the_pixels() -> None:
+    for aspect, (width_px, height_px) in ASPECT_SIZE_PX.items():
+        draft = _config(aspect, True)
+        assert draft.width_px * height_px == draft.height_px * width_px, aspect
+        assert min(draft.width_px, draft.height_px) <= 480 and draft.width_px % 4 == 0 and draft.height_px % 4 == 0
+        assert draft.fps == 12 and draft.crf > RenderConfig.crf and draft.preset == RenderConfig.preset

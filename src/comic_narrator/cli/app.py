@@ -12,6 +12,7 @@ from pathlib import Path
 from comic_narrator import __version__
 from comic_narrator.cli.options import add_tts_reference_option, url_list_arg
 from comic_narrator.config import (
+    ASPECT_SIZE_PX,
     AudioConfig,
     IngestConfig,
     LlmConfig,
@@ -166,6 +167,17 @@ def _narrate_parser() -> argparse.ArgumentParser:
         "encoder time at the same quality; see README, Performance)",
     )
     parser.add_argument(
+        "--aspect",
+        choices=list(ASPECT_SIZE_PX),
+        default="wide",
+        help="the frame: wide 1920x1080, vertical 1080x1920 (wide panels are panned across), square 1080x1080",
+    )
+    parser.add_argument(
+        "--draft",
+        action="store_true",
+        help="a fast low-resolution preview: short side 480 px or less, 12 fps (overrides --fps), CRF 28",
+    )
+    parser.add_argument(
         "--jobs", type=_int_at_least(0), default=0, help="parallel synthesis and render workers (0 = one per core)"
     )
     parser.add_argument(
@@ -214,6 +226,20 @@ def _reader_work_dir(input_path: Path) -> Path:
     return root / f"{input_path.name}-{hashlib.sha256(absolute.encode('utf-8')).hexdigest()[:12]}"
 
 
+def _render_config(args: argparse.Namespace) -> RenderConfig:
+    width_px, height_px = ASPECT_SIZE_PX[args.aspect]
+    render = RenderConfig(
+        width_px=width_px,
+        height_px=height_px,
+        fps=args.fps,
+        preset=args.preset,
+        # the default's motion-search tuning would override what another preset chose
+        x264_params=RenderConfig.x264_params if args.preset == RenderConfig.preset else "",
+        jobs=args.jobs,
+    )
+    return render.draft() if args.draft else render
+
+
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     output = args.output or Path(args.input.name).with_suffix(".mp4")
     if output.suffix.lower() != ".mp4":
@@ -241,13 +267,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         ),
         llm=_llm_config(args),
         audio=AudioConfig(sound_bed=not args.no_sound_bed),
-        render=RenderConfig(
-            fps=args.fps,
-            preset=args.preset,
-            # the default's motion-search tuning would override what another preset chose
-            x264_params=RenderConfig.x264_params if args.preset == RenderConfig.preset else "",
-            jobs=args.jobs,
-        ),
+        render=_render_config(args),
         vision_only=args.vision_only,
         keep_going=args.keep_going,
         executor=args.executor,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from comic_narrator.artifacts import BookReading, CameraPlan, Shot, Timing
+from comic_narrator.artifacts import BookReading, CameraPlan, ReadingDirection, Shot, Timing
 from comic_narrator.config import RenderConfig
 
 Rect = tuple[float, float, float, float]
@@ -42,9 +42,73 @@ def lerp_rect(a: Rect, b: Rect, t: float) -> Rect:
     )
 
 
+PAN_RATIO = 2.0
+"""A panel whose aspect (width / height) is more than this many times the frame's is panned across: fitted whole,
+it would fill under half the frame's height (in a 9:16 frame, any panel wider than 1.125:1; at 16:9, beyond 3.56:1)."""
+
+PAN_SPAN = 2.5
+"""A pan's view is at least 1 / PAN_SPAN of the panel's width: a very wide panel is crossed in 2.5 views, not ten."""
+
+PAN_MIN_VIEW_SHORT_SIDE_PX = 360.0
+"""A pan never comes closer than this many page pixels across the frame's short side (3x magnification at 1080
+wide or tall), so a low-resolution page is not blown up into blur."""
+
+PAN_MIN_TRAVEL = 0.2
+"""A pan whose view would cover more than 1 - this of the panel's width has too little to move across: fit."""
+
+PAN_MIN_S = 3.0
+"""A shot shorter than this fits its panel instead of panning (a pan needs time to be read)."""
+
+PAN_WHOLE_S = 1.5
+"""A panned panel is first held whole this long (the glide onto it included), then the pan starts."""
+
+PANEL_PAD = 0.05
+"""Margin around a panel in its view, as a fraction of its size on each side."""
+
+
+def pan_views(panel: Rect, aspect: float, direction: ReadingDirection) -> tuple[Rect, Rect] | None:
+    """The views a pan across ``panel`` starts and ends on, the reading direction's start side first (right to
+    left for ``rtl``, left to right otherwise), each showing the panel's full height; None when the panel should
+    be fitted whole instead (it is not much wider than the frame, or too little of it lies outside one view)."""
+    x, y, w, h = panel
+    w_pad, h_pad = w * (1 + 2 * PANEL_PAD), h * (1 + 2 * PANEL_PAD)
+    if h_pad <= 0 or w_pad / h_pad <= aspect * PAN_RATIO:
+        return None
+    view_w = max(h_pad * aspect, w_pad / PAN_SPAN, PAN_MIN_VIEW_SHORT_SIDE_PX * max(1.0, aspect))
+    if view_w > w_pad * (1 - PAN_MIN_TRAVEL):
+        return None
+    view_h = view_w / aspect
+    top = y + h / 2 - view_h / 2
+    left = (x + w / 2 - w_pad / 2, top, view_w, view_h)
+    right = (x + w / 2 + w_pad / 2 - view_w, top, view_w, view_h)
+    return (right, left) if direction == "rtl" else (left, right)
+
+
+Move = tuple[int, Rect, Rect]
+"""Frames, and the view a Shot moves from and to."""
+
+
+def _panel_moves(
+    focus: Rect, frames: int, fps: int, number: int, direction: ReadingDirection, config: RenderConfig
+) -> list[Move]:
+    """A panel's shot: fitted with a slow push-in and a small alternating sideways drift, so consecutive panels do
+    not all move the same way; or, for a panel much wider than the frame, held whole and then panned across."""
+    aspect = config.width_px / config.height_px
+    view = fit_aspect(focus, aspect, PANEL_PAD)
+    pan = pan_views(focus, aspect, direction) if frames >= PAN_MIN_S * fps else None
+    if pan is None:
+        side = 1.0 if number % 2 else -1.0
+        drift = (side * config.zoom_amount / 4, 0.0)
+        return [(frames, view, zoom_rect(view, 1.0 - config.zoom_amount, drift))]
+    # Half the push-in stays inside the 5 % margin, so the panel is whole throughout the held part.
+    whole = min(round(PAN_WHOLE_S * fps), frames // 3)
+    return [(whole, view, zoom_rect(view, 1.0 - config.zoom_amount / 2)), (frames - whole, pan[0], pan[1])]
+
+
 def plan_camera(reading: BookReading, timing: Timing, config: RenderConfig) -> CameraPlan:
-    """One Shot per timing shot. Page shots frame the whole page; panel shots frame the panel and push in
-    slowly, alternating the drift direction so consecutive panels do not all move the same way."""
+    """The camera over the timeline: one Shot per timing shot, two for a panel panned across (held whole, then
+    the pan, which glides in from the whole view like any shot). Page shots frame the whole page and pull out a
+    little; every panel is seen whole at some moment of its shot, whatever the frame's aspect."""
     aspect = config.width_px / config.height_px
     pages = {page.page: page for page in reading.pages}
     shots: list[Shot] = []
@@ -54,26 +118,24 @@ def plan_camera(reading: BookReading, timing: Timing, config: RenderConfig) -> C
         focus: Rect | None = None
         if timed.panel < 0 or timed.panel >= len(page.panels):
             view = fit_aspect((0.0, 0.0, float(page.width), float(page.height)), aspect, 0.02)
-            rect_from, rect_to = zoom_rect(view, 1.0 + config.zoom_amount / 2), view
+            moves: list[Move] = [(timed.frames, zoom_rect(view, 1.0 + config.zoom_amount / 2), view)]
         else:
             px, py, pw, ph = page.panels[timed.panel].bbox
             focus = (float(px), float(py), float(pw), float(ph))
-            view = fit_aspect(focus, aspect, 0.05)
-            side = 1.0 if number % 2 else -1.0
-            drift = (side * config.zoom_amount / 4, 0.0)
-            rect_from, rect_to = view, zoom_rect(view, 1.0 - config.zoom_amount, drift)
-        shots.append(
-            Shot(
-                page=timed.page,
-                panel=timed.panel,
-                start_frame=frame,
-                frames=timed.frames,
-                rect_from=rect_from,
-                rect_to=rect_to,
-                focus=focus if len(page.panels) > 1 else None,
+            moves = _panel_moves(focus, timed.frames, timing.fps, number, page.reading_direction, config)
+        for frames, rect_from, rect_to in moves:
+            shots.append(
+                Shot(
+                    page=timed.page,
+                    panel=timed.panel,
+                    start_frame=frame,
+                    frames=frames,
+                    rect_from=rect_from,
+                    rect_to=rect_to,
+                    focus=focus if len(page.panels) > 1 else None,
+                )
             )
-        )
-        frame += timed.frames
+            frame += frames
     return CameraPlan(width_px=config.width_px, height_px=config.height_px, fps=timing.fps, shots=shots)
 
 
