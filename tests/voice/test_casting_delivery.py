@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from comic_narrator.artifacts import CastMember, ScriptLine
 from comic_narrator.config import VoiceConfig
 from comic_narrator.voice.delivery import delivery_for
@@ -37,3 +39,10 @@ def test_shout_is_louder_and_everything_is_clamped() -> None:
     extreme = CastMember(character="a", voice="en-joe", speed=1.9, pitch_semitones=12)
     d = delivery_for(_line("excited", "shout"), extreme, VoiceConfig(speed=2.0))
     assert d.speed == 2.0 and d.pitch_semitones == 8.0
+
+
+def test_the_emotion_travels_with_the_delivery_but_not_into_the_shared_cache_token() -> None:
+    excited = delivery_for(_line("excited"), MEMBER, VoiceConfig())
+    assert excited.emotion == "excited" and delivery_for(_line(), MEMBER, VoiceConfig()).emotion == "neutral"
+    # Engines that do nothing more with it than the shades keep their keys; Kokoro adds its blend to its own.
+    assert excited.cache_token() == replace(excited, emotion="neutral").cache_token()

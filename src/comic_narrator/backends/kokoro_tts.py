@@ -5,14 +5,24 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Mapping
 from importlib import metadata
 from importlib.util import find_spec
 from typing import Any, Literal
 
 import numpy as np
 
+from comic_narrator.artifacts import Emotion
 from comic_narrator.backends.bundled_engine import BundledEngine, cpu_session
-from comic_narrator.backends.kokoro_english import english_phonemes, load_english_style
+from comic_narrator.backends.kokoro_blend import (
+    EMOTION_RULES,
+    SPEAKER_MEASURES,
+    EmotionRule,
+    StyleBlend,
+    mix_styles,
+    style_blend,
+)
+from comic_narrator.backends.kokoro_english import english_grades, english_phonemes, load_english_style
 from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, KokoroVoiceSpec
 from comic_narrator.backends.model_cache import cached_rewrite
 from comic_narrator.backends.onnx_conv_integer import REWRITE_VERSION, conv_integer_as_matmul
@@ -65,9 +75,15 @@ class KokoroEngine(BundledEngine):
 
     name = "kokoro"
 
-    def __init__(self, voices: tuple[KokoroVoiceSpec, ...] = KOKORO_VOICES, threads_per_call: int = 1) -> None:
+    def __init__(
+        self,
+        voices: tuple[KokoroVoiceSpec, ...] = KOKORO_VOICES,
+        threads_per_call: int = 1,
+        emotion_rules: Mapping[Emotion, EmotionRule] = EMOTION_RULES,
+    ) -> None:
         super().__init__(voices)
         self._specs = {spec.info.id: spec for spec in voices}
+        self._rules = emotion_rules
         self._threads = threads_per_call
         self._session: Any = None
         self._vocab: dict[str, int] = {}
@@ -107,14 +123,27 @@ class KokoroEngine(BundledEngine):
         with self._load_lock:
             self._session = None
 
-    def _style(self, spec: KokoroVoiceSpec) -> np.ndarray[Any, np.dtype[np.float32]]:
+    def _style_named(self, name: str) -> np.ndarray[Any, np.dtype[np.float32]]:
         with self._load_lock:
-            for name in spec.styles:
-                if name not in self._styles:
-                    self._styles[name] = load_english_style(name)  # the Japanese ones are loaded by open()
-        total = sum(spec.styles.values())
-        blend = sum(self._styles[name] * (weight / total) for name, weight in spec.styles.items())
-        return np.asarray(blend, dtype=np.float32)
+            if name not in self._styles:
+                self._styles[name] = load_english_style(name)  # the Japanese ones are loaded by open()
+            return self._styles[name]
+
+    def _style(self, styles: dict[str, float]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """The voice's own style: the weighted mean of its speakers' styles (one speaker: that style)."""
+        total = sum(styles.values())
+        mean = sum(self._style_named(name) * (weight / total) for name, weight in styles.items())
+        return np.asarray(mean, dtype=np.float32)
+
+    def blend_for(self, voice_id: str, delivery: Delivery) -> StyleBlend | None:
+        """The partner style this line mixes in for its emotion (kokoro_blend), or None: the voice as it is."""
+        spec = self._specs[voice_id]
+        return style_blend(spec.styles, delivery.emotion, self._rules, SPEAKER_MEASURES, english_grades())
+
+    def delivery_token(self, voice_id: str, delivery: Delivery) -> str:
+        """The line's blend in its clip cache key; empty (the key as before blends existed) when it has none."""
+        blend = self.blend_for(voice_id, delivery) if voice_id in self._specs else None
+        return blend.token() if blend is not None else ""
 
     def _japanese_phonemes(self, text: str) -> list[str]:
         with self._g2p_lock:
@@ -136,7 +165,10 @@ class KokoroEngine(BundledEngine):
         self.recipe(voice_id)
         spec = self._specs[voice_id]
         self.open()
-        style = self._style(spec)
+        style = self._style(spec.styles)
+        blend = self.blend_for(voice_id, delivery)
+        if blend is not None:
+            style = mix_styles(style, self._style_named(blend.partner), blend)
         ratio = spec.tract_ratio * semitones_to_ratio(delivery.pitch_semitones)
         speed = spec.base_speed * max(delivery.speed, 0.1) / ratio
         breaks = {self._vocab[p] for p in ",.!?;:—…" if p in self._vocab}

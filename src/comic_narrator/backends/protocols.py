@@ -8,6 +8,7 @@ from typing import Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from comic_narrator.artifacts import Emotion
 from comic_narrator.dsp.samples import FloatAudio as FloatAudio  # re-exported: engines speak in it
 
 
@@ -71,6 +72,10 @@ class Delivery:
     breath: float = 0.0
     """0 = voiced as usual, 1 = whispered (no pitch, noise through the voice's own formants), between = breathy.
     Applied by the voice bank after any engine, so server voices whisper too."""
+    emotion: Emotion = "neutral"
+    """The line's emotion, for engines that voice it themselves (Kokoro blends a partner speaker's style in). Not
+    in ``cache_token``: the fields above carry what every engine does with it, and an engine that does more
+    names it in its own ``delivery_token(voice_id, delivery)``, so lines of the other engines keep their keys."""
 
     def cache_token(self) -> str:
         token = f"s{self.speed:.3f}p{self.pitch_semitones:.2f}g{self.gain_db:.1f}"

@@ -51,4 +51,5 @@ def delivery_for(line: ScriptLine, member: CastMember, config: VoiceConfig) -> D
         temperature=emotion.temperature,
         top_p=emotion.top_p,
         breath=max(emotion.breath, kind.breath),
+        emotion=line.emotion,
     )

@@ -66,7 +66,7 @@ def plan_jobs(script: Script, cast: Cast, config: VoiceConfig, bank: VoiceBank, 
         member = cast.voice_for(line.speaker)
         text = normalize_for_speech(line.text, script.lang, line.kind)
         delivery = delivery_for(line, member, config)
-        key = clip_cache_key(text, member.voice, delivery, bank.engine_version(member.voice))
+        key = clip_cache_key(text, member.voice, delivery, bank.engine_version(member.voice, delivery))
         jobs.append(LineJob(line, text, member.voice, delivery, key, clips_dir / f"{key}.wav"))
     return jobs
 

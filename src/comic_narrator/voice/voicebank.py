@@ -172,11 +172,15 @@ class VoiceBank:
         bounds = [int(getattr(engine, "concurrency", 0)) for engine in self._ensure_engines()]
         return max([b for b in bounds if b > 0], default=0)
 
-    def engine_version(self, voice_id: str) -> str:
+    def engine_version(self, voice_id: str, delivery: Delivery | None = None) -> str:
+        """What the engine is and does for this voice (and this delivery, where the engine voices more of it
+        than speed, pitch and sampling: Kokoro's emotion blends): part of every clip's cache key."""
         engine = self._engine_for(voice_id)
         token = getattr(engine, "voice_token", None)
         recipe = f":{token(voice_id)}" if callable(token) else ""
-        return f"{engine.name}:{engine.version}{recipe}:{CLIP_FORMAT_VERSION}"
+        shading = getattr(engine, "delivery_token", None)
+        extra = shading(voice_id, delivery) if delivery is not None and callable(shading) else ""
+        return f"{engine.name}:{engine.version}{recipe}:{CLIP_FORMAT_VERSION}" + (f":{extra}" if extra else "")
 
     def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech:
         """One line in one voice, leveled to a common speech level plus the delivery's gain."""
