@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image, ImageCms, ImageOps
+from PIL import ExifTags, Image, ImageCms, ImageOps
 
 RgbImage = npt.NDArray[np.uint8]
 """HxWx3 uint8, C-contiguous."""
@@ -18,6 +19,11 @@ composited over black (what dropping the alpha channel amounts to) would vanish.
 
 _WIDE_GREY_MODES = ("I", "I;16", "I;16L", "I;16B", "I;16N", "F")
 
+BAND_ROWS = 1024
+"""Rows converted at a time. A 1,000 x 40,000 px strip is 120 MB as RGB and 160 MB inside Pillow; converted whole,
+the conversions in between (a copy for the EXIF rotation, the bytes handed to numpy, a converted copy) held 3-4
+times that at once."""
+
 
 def to_rgb8(image: Image.Image) -> RgbImage:
     """The image as HxWx3 uint8 RGB, upright, transparency composited over white paper.
@@ -25,28 +31,41 @@ def to_rgb8(image: Image.Image) -> RgbImage:
     Pillow's own ``convert("RGB")`` clips 16-bit and 32-bit greyscale at 255 (a 16-bit scan comes out white: a
     blank page to the reader), drops alpha (transparent paper turns black), and ignores a CMYK page's colour
     profile; each mode is handled here instead."""
-    image = ImageOps.exif_transpose(image)  # phone scans store their rotation in EXIF, not in the pixels
+    if image.getexif().get(ExifTags.Base.Orientation, 1) != 1:
+        # Phone scans store their rotation in EXIF, not in the pixels. (Without a rotation exif_transpose returns
+        # a full copy: not made unless needed.)
+        image = ImageOps.exif_transpose(image)
     mode = image.mode
     if mode in _WIDE_GREY_MODES:
         grey = _wide_to_8bit(np.asarray(image))
         return np.ascontiguousarray(np.repeat(grey[:, :, None], 3, axis=2))
     if mode == "CMYK":
-        return _rgb_array(_cmyk_to_rgb(image))
+        return _rgb_array(_cmyk_to_rgb(image), _as_rgb)
     if mode == "P":
         has_alpha = "transparency" in image.info or (image.palette is not None and image.palette.mode == "RGBA")
-        image = image.convert("RGBA" if has_alpha else "RGB")
-    elif mode in ("PA", "La", "RGBa"):
-        image = image.convert("RGBA")  # premultiplied or paletted alpha, un-premultiplied first
-    if image.mode in ("LA", "RGBA"):
-        return _rgb_array(_over_paper(image.convert("RGBA")))
-    return _rgb_array(image if image.mode == "RGB" else image.convert("RGB"))
+        return _rgb_array(image, _over_paper if has_alpha else _as_rgb)
+    if mode in ("PA", "La", "RGBa", "LA", "RGBA"):
+        return _rgb_array(image, _over_paper)  # premultiplied or paletted alpha is un-premultiplied first
+    return _rgb_array(image, _as_rgb)
 
 
-def _rgb_array(image: Image.Image) -> RgbImage:
-    return np.ascontiguousarray(np.asarray(image, dtype=np.uint8))
+def _rgb_array(image: Image.Image, convert: Callable[[Image.Image], Image.Image]) -> RgbImage:
+    """``convert`` (a per-pixel conversion) applied band by band into one HxWx3 array: every conversion here works
+    pixel by pixel, so the result is the whole image's, with one band's copies alive at a time."""
+    width, height = image.size
+    out = np.empty((height, width, 3), dtype=np.uint8)
+    for top in range(0, height, BAND_ROWS):
+        band = convert(image.crop((0, top, width, min(height, top + BAND_ROWS))))
+        out[top : top + band.height] = np.asarray(band, dtype=np.uint8)
+    return out
 
 
-def _over_paper(rgba: Image.Image) -> Image.Image:
+def _as_rgb(image: Image.Image) -> Image.Image:
+    return image if image.mode == "RGB" else image.convert("RGB")
+
+
+def _over_paper(image: Image.Image) -> Image.Image:
+    rgba = image.convert("RGBA")
     paper = Image.new("RGBA", rgba.size, (*PAPER_RGB, 255))
     return Image.alpha_composite(paper, rgba).convert("RGB")
 
