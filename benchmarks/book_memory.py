@@ -4,8 +4,8 @@
 
 The PDFs are built from real pages: Pepper&Carrot ep. 17 (../shared/corpus, when present) and the bundled sample
 page, in turn, each stamped with its page number in a corner so no two pages are the same image. Each size runs
-the installed CLI cold in a subprocess; the process tree is sampled as benchmarks/strip_memory.py does (tree PSS:
-what the run takes from the machine; largest process: ``ru_maxrss``). The target (issue 12): the 100-page
+the installed CLI cold in a subprocess; its process tree is sampled by ``run_sampled`` of benchmarks/strip_memory.py
+(tree PSS: what the run takes from the machine; largest process: ``ru_maxrss``). The target (issue 12): the 100-page
 book's peak within 200 MB of the 10-page book's. Options after ``--`` go to the CLI (``--voice-quality fast
 --preset ultrafast`` make a 100-page run shorter without changing what is held in memory per page).
 """
@@ -13,20 +13,15 @@ book's peak within 200 MB of the 10-page book's. Options after ``--`` go to the 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from strip_memory import CLI, GiB, MiB, Sampler, _follow_progress, _video_duration_s
+from strip_memory import CLI, GiB, MiB, _video_duration_s, run_sampled
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus" / "peppercarrot-ep17"
@@ -52,25 +47,10 @@ def build_pdf(path: Path, count: int) -> None:
 def measure(pdf: Path, cli_args: list[str], interval_s: float) -> dict[str, float]:
     output = pdf.with_suffix(".mp4")
     command = [str(CLI), str(pdf), "-o", str(output), "--json-progress", *cli_args]
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    sampler = Sampler(process.pid, interval_s)
-    log: list[str] = []
-    assert process.stderr is not None
-    threads = [
-        threading.Thread(target=sampler.run, daemon=True),
-        threading.Thread(target=_follow_progress, args=(process.stderr, sampler, log), daemon=True),
-    ]
-    for thread in threads:
-        thread.start()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall_s = time.perf_counter() - started
-    sampler.stop()
-    for thread in threads:
-        thread.join()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit("".join(log[-20:]) + f"\nthe run on {pdf} failed")
-    summary = next((json.loads(x) for x in reversed(log) if '"summary"' in x), {})
+    run = run_sampled(command, interval_s)
+    if run.exit_code != 0:
+        raise SystemExit("".join(run.log[-20:]) + f"\nthe run on {pdf} failed")
+    summary, sampler, usage, wall_s = run.summary(), run.sampler, run.usage, run.wall_s
     return {
         "pages": float(summary.get("pages", 0)),
         "video_s": _video_duration_s(output),
