@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -31,6 +31,7 @@ from comic_narrator.workdir import (
 )
 
 if TYPE_CHECKING:
+    from comic_narrator.flow.executor import LocalExecutor
     from comic_narrator.flow.ray_executor import RayExecutor
     from comic_narrator.gpu.session import Turns
 
@@ -237,13 +238,8 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     as it streams; then the book's audio mastered page by page and the segments joined under it."""
     import time
 
-    import soundfile
-
     from comic_narrator.flow.executor import READ_AHEAD_PAGES, LocalExecutor
-    from comic_narrator.flow.stream import book_timing, stream_pages
-    from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
-    from comic_narrator.video.render import join_video
-    from comic_narrator.video.segments import plan_segments
+    from comic_narrator.flow.stream import stream_pages
 
     work = config.work_dir
     work.mkdir(parents=True, exist_ok=True)
@@ -284,20 +280,47 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
         try:
             engines = _engines(config, stack, progress)
             streamed = stream_pages(book, config, engines, executor, progress, given_reading, script, script_origin)
-            executor.finish()
         except BaseException:
             executor.cancel()
             raise
+    try:  # the last pages' segments may still be rendering: the book-level work goes on meanwhile
+        result = _finish_book(config, streamed, executor, script is not None, result, progress, lap)
+    except BaseException:
+        executor.cancel()
+        raise
+    return result
+
+
+def _finish_book(
+    config: RunConfig,
+    streamed: Streamed,
+    executor: LocalExecutor | RayExecutor,
+    script_given: bool,
+    result: RunResult,
+    progress: Progress,
+    lap: Callable[[str], None],
+) -> RunResult:
+    """The book-level artifacts; the audio mastered and encoded while the last segments render; the join."""
+    import threading
+
+    import soundfile
+
+    from comic_narrator.flow.stream import book_timing
+    from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
+    from comic_narrator.video.mux import encode_aac
+    from comic_narrator.video.render import book_audio_file, join_video
+    from comic_narrator.video.segments import plan_segments
+
+    work = config.work_dir
     result.failures = streamed.failures
-    busy = {**executor.busy_s, "voice": streamed.voice_busy_s}
-    result.stage_seconds.update({f"{name} busy": round(seconds, 3) for name, seconds in sorted(busy.items())})
     _record_failures(work, result.failures)
     write_artifact(work / "reading.json", streamed.reading)
     result.reading_file = work / "reading.json"
-    lap("stream")
     if config.vision_only:
+        executor.finish()
+        lap("stream")
         return result
-    _write_script(config, streamed.reading, streamed.script, edited=script is not None)
+    _write_script(config, streamed.reading, streamed.script, edited=script_given)
     if streamed.cast is not None:
         write_artifact(work / "cast.json", streamed.cast)
         print_cast(streamed.cast, progress)
@@ -323,22 +346,42 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
         *(segment.key for segment in segments),
         *(track.fingerprint() for track in subtitles),
     )
-    if _output_is_current(work / "render.key", render_key, config.output_path) and (work / "audio.wav").exists():
+    current = _output_is_current(work / "render.key", render_key, config.output_path) and (work / "audio.wav").exists()
+    audio_file = book_audio_file(work)
+    failures: list[BaseException] = []
+
+    def master() -> None:
+        """audio.wav and the AAC, a page at a time, on a thread while the last segments render."""
+        try:
+            with soundfile.SoundFile(
+                str(work / "audio.wav"), "w", samplerate=timing.sample_rate_hz, channels=1, subtype="PCM_16"
+            ) as wav:
+
+                def pieces() -> Iterator[npt.NDArray[np.float32]]:
+                    for piece in _master(streamed, config):
+                        wav.write(piece)
+                        yield piece
+
+                audio_file.parent.mkdir(parents=True, exist_ok=True)
+                encode_aac(audio_file, pieces(), timing.sample_rate_hz)
+        except BaseException as exc:  # handed to the run's thread below
+            failures.append(exc)
+
+    mastering = None if current else threading.Thread(target=master, name="master", daemon=True)
+    if mastering is not None:
+        mastering.start()
+    executor.finish()
+    busy = {**executor.busy_s, "voice": streamed.voice_busy_s}
+    result.stage_seconds.update({f"{name} busy": round(seconds, 3) for name, seconds in sorted(busy.items())})
+    lap("stream")
+    if mastering is None:
         progress.note(f"[render] {config.output_path} is up to date")
     else:
-        audio_path = work / "audio.wav"
-        with soundfile.SoundFile(
-            str(audio_path), "w", samplerate=timing.sample_rate_hz, channels=1, subtype="PCM_16", format="WAV"
-        ) as wav:
-
-            def pieces() -> Iterator[npt.NDArray[np.float32]]:
-                for piece in _master(streamed, config):
-                    wav.write(piece)
-                    yield piece
-
-            join_video(config.output_path, segments, work, timing.fps, pieces(), timing.sample_rate_hz, subtitles)
-        if render_stage is not None:
-            progress.note(f"[render] {render_stage.done} frame(s): {executor.rendered_note()}")
+        mastering.join()
+        if failures:
+            raise failures[0]
+        join_video(config.output_path, segments, work, timing.fps, audio_file, timing.sample_rate_hz, subtitles)
+        progress.note(f"[render] {executor.rendered_note()}")
         atomic_write_text(work / "render.key", f"{render_key} {_output_stamp(config.output_path)}")
     srt_path = write_subtitles(config.output_path, subtitles)[0]
     lap("join")

@@ -225,20 +225,27 @@ def _render_one_here(segment: Segment, image: str, output: str, config: RenderCo
     return render_segment(segment, pyramid, Path(output), config, report)
 
 
+def book_audio_file(work_dir: Path) -> Path:
+    """Where the book's AAC is encoded before the join."""
+    return work_dir / SEGMENT_DIR / "audio.m4a"
+
+
 def join_video(
     output: Path,
     segments: list[Segment],
     work_dir: Path,
     fps: int,
-    audio: Iterable[npt.NDArray[np.float32]],
+    audio: Iterable[npt.NDArray[np.float32]] | Path,
     sample_rate_hz: int,
     side_tracks: Sequence[SideTrack] = (),
 ) -> int:
-    """The book's AAC encoded from its pieces (a page each), then every segment joined under it into ``output``
-    with the ``side_tracks`` (subtitles); segment files of other keys are removed. Returns the frames written."""
+    """The book's AAC (encoded here from its pieces, a page each, or already encoded at ``audio``), then every
+    segment joined under it into ``output`` with the ``side_tracks`` (subtitles); segment files of other keys are
+    removed. Returns the frames written."""
     folder = work_dir / SEGMENT_DIR
-    audio_file = folder / "audio.m4a"
-    encode_aac(audio_file, audio, sample_rate_hz)
+    audio_file = audio if isinstance(audio, Path) else book_audio_file(work_dir)
+    if not isinstance(audio, Path):
+        encode_aac(audio_file, audio, sample_rate_hz)
     jobs = [(work_dir / s.file_name, s.frames) for s in segments]
     frames = mux_segments(output, jobs, fps, audio_file, side_tracks)
     _remove_leftovers(folder, {Path(s.file_name).name for s in segments} | {audio_file.name})
