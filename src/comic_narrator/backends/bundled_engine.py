@@ -26,6 +26,9 @@ def cpu_session(model: Path, threads: int) -> Any:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    # Memory patterns plan the arena for one input shape; every new line length grew it (Kokoro's session went from
+    # 533 to 707 MiB over a strip's 77 lines, 572 to 656 MiB without them), at no measurable cost in speed.
+    options.enable_mem_pattern = False
     return onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
 
 
