@@ -87,40 +87,6 @@ def _render_job(segment: Segment, image: str, output: str, config: RenderConfig)
     return render_segment(segment, _pyramid_for(image), Path(output), config, report)
 
 
-def _render_in_processes(
-    jobs: list[tuple[Segment, str, str]], workers: int, config: RenderConfig, stage: StageProgress
-) -> None:
-    context = multiprocessing.get_context("spawn")  # fork would copy the OCR and voice engines' threads
-    progress_queue = context.Queue()
-
-    def drain(wait_s: float) -> None:
-        try:
-            frames, page = progress_queue.get(timeout=wait_s) if wait_s else progress_queue.get_nowait()
-            stage.advance(frames, detail=f"page {page + 1}")
-            while True:
-                frames, page = progress_queue.get_nowait()
-                stage.advance(frames, detail=f"page {page + 1}")
-        except queue.Empty:
-            return
-
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(progress_queue,))
-    try:
-        pending: set[Future[int]] = {pool.submit(_render_job, seg, image, out, config) for seg, image, out in jobs}
-        while pending:
-            drain(POLL_S)
-            finished = {future for future in pending if future.done()}
-            for future in finished:
-                future.result()  # re-raises a worker's error here
-            pending -= finished
-    except BaseException:
-        # A failed segment or Ctrl-C: drop the queued segments instead of rendering them all before exiting;
-        # the ones being written finish or vanish atomically.
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    drain(0)
-
-
 class SegmentRenderer:
     """Renders segments as pages hand them in, in worker processes (spawned once, reused for the whole book;
     with one worker, on a thread), so the video of page N is made while page N+1 is voiced. Segments whose file
@@ -256,15 +222,6 @@ def _advance(stage: StageProgress, detail: str, frames: int) -> None:
     stage.advance(frames, detail)
 
 
-def _render_here(jobs: list[tuple[Segment, str, str]], config: RenderConfig, stage: StageProgress) -> None:
-    """One segment to do, or one core: no process to start."""
-    loaded: tuple[str, PagePyramid] | None = None
-    for segment, image, out in jobs:
-        if loaded is None or loaded[0] != image:
-            loaded = (image, PagePyramid.load(Path(image)))
-        render_segment(segment, loaded[1], Path(out), config, partial(_advance, stage, f"page {segment.page + 1}"))
-
-
 def _remove_leftovers(folder: Path, keep: set[str]) -> None:
     """Segments and audio of older keys, and temp files of a killed run."""
     for path in [*folder.glob("*.mp4"), *folder.glob("*.m4a")]:
@@ -306,34 +263,21 @@ def render_video(
     output: Path,
     progress: Progress = SILENT,
 ) -> RenderReport:
-    """Render the segments the work folder lacks, then join all of them under the audio into ``output``."""
+    """A whole plan at once: render the segments the work folder lacks (longest first, so the last to finish is
+    a short one), encoding the track meanwhile (reused when the same track was encoded before), then the join."""
     pages = {page.index: page for page in book.pages}
     segments = plan_segments(plan, {index: page.sha256 for index, page in pages.items()}, config)
-    folder = work_dir / SEGMENT_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    names = {Path(segment.file_name).name for segment in segments}
-    for leftover in folder.glob(".*.part.mp4"):  # a killed run's half-written segment
-        leftover.unlink(missing_ok=True)
-    missing: dict[str, Segment] = {}
-    for segment in segments:
-        if not (work_dir / segment.file_name).exists():
-            missing.setdefault(segment.key, segment)
-    stage = progress.stage("render", sum(segment.frames for segment in segments))
-    reused = len(segments) - len(missing)
-    if reused:
-        stage.advance(sum(s.frames for s in segments if s.key not in missing), detail=f"{reused} segment(s) reused")
-    # Longest first, so the last segment to finish is a short one and no core waits long.
-    order = sorted(missing.values(), key=lambda segment: -segment.frames)
-    jobs = [(s, str(work_dir / pages[s.page].image_file), str(work_dir / s.file_name)) for s in order]
-    workers = min(worker_count(config), len(jobs))
-    audio_file = (
-        folder / f"audio-{text_sha256(str(sample_rate_hz), hashlib.sha256(audio.tobytes()).hexdigest())[:20]}.m4a"
-    )
-    with _encoding_aac_meanwhile(audio_file, audio, sample_rate_hz):
-        if workers > 1:
-            _render_in_processes(jobs, workers, config, stage)
-        else:
-            _render_here(jobs, config, stage)
-    frames = mux_segments(output, [(work_dir / s.file_name, s.frames) for s in segments], plan.fps, audio_file)
-    _remove_leftovers(folder, names | {audio_file.name})
-    return RenderReport(segments=len(segments), rendered=len(missing), frames=frames)
+    missing = {segment.key for segment in segments if not (work_dir / segment.file_name).exists()}
+    digest = text_sha256(str(sample_rate_hz), hashlib.sha256(audio.tobytes()).hexdigest())[:20]
+    audio_file = work_dir / SEGMENT_DIR / f"audio-{digest}.m4a"
+    audio_file.parent.mkdir(parents=True, exist_ok=True)
+    workers = max(1, min(worker_count(config), len(missing)))
+    with (
+        _encoding_aac_meanwhile(audio_file, audio, sample_rate_hz),
+        SegmentRenderer(work_dir, config, progress.stage("render", 0), workers) as renderer,
+    ):
+        for segment in sorted(segments, key=lambda segment: -segment.frames):
+            renderer.submit(segment, work_dir / pages[segment.page].image_file)
+        renderer.finish()
+    frames = join_video(output, segments, work_dir, plan.fps, audio_file, sample_rate_hz)
+    return RenderReport(segments=len(segments), rendered=renderer.rendered, frames=frames)
