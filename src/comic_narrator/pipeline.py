@@ -18,7 +18,7 @@ from comic_narrator.artifacts import Book, BookReading, Cast, ClipList, Script
 from comic_narrator.config import IngestConfig, RunConfig
 from comic_narrator.errors import ArtifactError, InputError
 from comic_narrator.flow.engines import Engines
-from comic_narrator.flow.stream import PageWork, Streamed
+from comic_narrator.flow.stream import Streamed
 from comic_narrator.ingest.book import ingest_book, input_kind
 from comic_narrator.progress import SILENT, Progress
 from comic_narrator.workdir import (
@@ -197,40 +197,16 @@ def _engines(config: RunConfig, stack: ExitStack, progress: Progress) -> Engines
 
 
 def _master(streamed: Streamed, config: RunConfig) -> Iterator[npt.NDArray[np.float32]]:
-    """The book's audio, a page at a time: the voices brought to the loudness target measured over the whole
-    book, the limiter's loss made up once, the sound bed beneath, peaks limited."""
-    from comic_narrator.audio.mix import (
-        DUAL_MONO_LU,
-        bed_for,
-        block_powers,
-        gain_for,
-        gated_loudness,
-        limit_peaks,
-        mix_voices,
-    )
+    """The book's audio, a page at a time (see :func:`master_pages`)."""
+    from comic_narrator.audio.mix import PageSound, master_pages
 
-    pages = [w for w in streamed.pages if w.timing is not None]
-    target = config.audio.target_lufs - DUAL_MONO_LU
-    gain = np.float32(gain_for(gated_loudness([w.powers for w in pages]), target))
-
-    def voices(work: PageWork) -> npt.NDArray[np.float32]:
-        assert work.timing is not None
-        return mix_voices(config.work_dir, work.timing, work.clips) * gain
-
-    limited = [
-        block_powers(limit_peaks(voices(w), w.timing.sample_rate_hz), w.timing.sample_rate_hz)
-        for w in pages
-        if w.timing
+    lang = streamed.reading.lang
+    sounds = [
+        PageSound(work.timing, work.clips, BookReading(source="", lang=lang, pages=[work.reading]), work.powers)
+        for work in streamed.pages
+        if work.timing is not None
     ]
-    shortfall = gain_for(gated_loudness(limited), target)
-    makeup = np.float32(shortfall if shortfall > 10 ** (0.1 / 20) else 1.0)
-    for number, work in enumerate(pages):
-        assert work.timing is not None
-        track = voices(work) * makeup
-        if config.audio.sound_bed:
-            page = BookReading(source="", lang=streamed.reading.lang, pages=[work.reading])
-            track += bed_for(page, work.timing, len(track), config.audio, seed=17 + number)
-        yield limit_peaks(track, work.timing.sample_rate_hz)
+    return master_pages(config.work_dir, sounds, config.audio)
 
 
 def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from math import gcd
 from pathlib import Path
 
@@ -44,16 +45,6 @@ def load_clip(work_dir: Path, clip: Clip, sample_rate_hz: int) -> npt.NDArray[np
     except (OSError, RuntimeError) as exc:
         raise EngineError(f"cannot read clip for line {clip.line_id} ({exc})", path=path) from exc
     return resample(np.asarray(data.mean(axis=1), dtype=np.float32), int(rate), sample_rate_hz)
-
-
-def loudness_gain(track: npt.NDArray[np.float32], sample_rate_hz: int, target_lufs: float) -> float:
-    """Linear gain that brings the track's integrated loudness (EBU R128) to the target; 1.0 for silence."""
-    if len(track) < sample_rate_hz // 2 or float(np.abs(track).max(initial=0.0)) < 1e-6:
-        return 1.0
-    loudness = pyloudnorm.Meter(sample_rate_hz).integrated_loudness(track.astype(np.float64))
-    if not np.isfinite(loudness):
-        return 1.0
-    return float(10 ** ((target_lufs - loudness) / 20))
 
 
 def true_peak_envelope(track: npt.NDArray[np.float32], block: int = 1 << 20) -> npt.NDArray[np.float64]:
@@ -158,6 +149,38 @@ def bed_for(
     )
 
 
+@dataclass(frozen=True)
+class PageSound:
+    """What a piece of the book's audio (a page) is made from: its timeline, its clips, the reading the sound bed
+    is drawn from (None: no bed), and its voices' block powers (:func:`block_powers`, unscaled)."""
+
+    timing: Timing
+    clips: list[Clip]
+    reading: BookReading | None
+    powers: npt.NDArray[np.float64]
+
+
+def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig) -> Iterator[npt.NDArray[np.float32]]:
+    """The audio, a piece at a time, never all of it at once: the voices brought to the loudness target measured
+    over every piece, the limiter's loss made up once (on the voices alone, so their level does not depend on the
+    bed), the sound bed beneath at fixed levels, peaks limited. Each piece is sample-exact to its timeline."""
+    target = config.target_lufs - DUAL_MONO_LU
+    gain = np.float32(gain_for(gated_loudness([page.powers for page in pages]), target))
+
+    def voices(page: PageSound) -> npt.NDArray[np.float32]:
+        return mix_voices(work_dir, page.timing, page.clips) * gain
+
+    # The limiter takes loudness off the peaks (0.5 LU on the sample page): measured once over every piece.
+    limited = [block_powers(limit_peaks(voices(p), p.timing.sample_rate_hz), p.timing.sample_rate_hz) for p in pages]
+    shortfall = gain_for(gated_loudness(limited), target)
+    makeup = np.float32(shortfall if shortfall > 10 ** (0.1 / 20) else 1.0)
+    for number, page in enumerate(pages):
+        track = voices(page) * makeup
+        if page.reading is not None and config.sound_bed:
+            track += bed_for(page.reading, page.timing, len(track), config, seed=17 + number)
+        yield limit_peaks(track, page.timing.sample_rate_hz)
+
+
 def mix_track(
     work_dir: Path,
     timing: Timing,
@@ -167,18 +190,9 @@ def mix_track(
 ) -> npt.NDArray[np.float32]:
     """One mono track, sample-exact to the timeline (len == total frames x rate / fps): the voices at the
     loudness target, the sound bed (when a reading is given and the bed is on) at fixed levels beneath."""
-    rate = timing.sample_rate_hz
-    voices = mix_voices(work_dir, timing, clips)
-    target_lufs = config.target_lufs - DUAL_MONO_LU
-    voices *= np.float32(loudness_gain(voices, rate, target_lufs))
-    # The limiter takes loudness off the peaks (0.5 LU on the sample page): made up once, on the voices alone, so
-    # their level does not depend on the sound bed.
-    shortfall = loudness_gain(limit_peaks(voices, rate), rate, target_lufs)
-    if shortfall > 10 ** (0.1 / 20):
-        voices *= np.float32(shortfall)
-    if reading is not None and config.sound_bed:
-        voices += bed_for(reading, timing, len(voices), config)
-    return limit_peaks(voices, rate)
+    powers = block_powers(mix_voices(work_dir, timing, clips), timing.sample_rate_hz)
+    (track,) = master_pages(work_dir, [PageSound(timing, clips, reading, powers)], config)
+    return track
 
 
 def write_wav(path: Path, samples: npt.NDArray[np.float32], sample_rate_hz: int) -> None:
