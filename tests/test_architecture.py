@@ -9,10 +9,10 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "comic_narrator"
 
 
-def _imports() -> dict[str, set[str]]:
+def _imports(package: Path = PACKAGE) -> dict[str, set[str]]:
     modules = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         modules[name] = path
     graph: dict[str, set[str]] = {m: set() for m in modules}
@@ -26,7 +26,9 @@ def _imports() -> dict[str, set[str]]:
             for target in targets:
                 while target and target not in modules:
                     target = target.rpartition(".")[0]
-                if target and target != name and modules[target].name != "__init__.py":
+                # A package's __init__ counts like any module: `from comic_narrator.cli import main` runs
+                # cli/__init__.py, which imports cli.app.
+                if target and target != name:
                     graph[name].add(target)
     return graph
 
@@ -87,6 +89,23 @@ def test_no_import_cycles_between_rooms() -> None:
 def test_dsp_depends_on_nothing_of_ours() -> None:
     outside = {t for m, ts in _imports().items() if m.startswith("comic_narrator.dsp") for t in ts}
     assert {t for t in outside if not t.startswith("comic_narrator.dsp")} == set()
+
+
+def test_importing_a_package_counts_as_importing_its_init(tmp_path: Path) -> None:
+    # The shape of cli/__init__.py, which re-exports main from cli.app: a module that writes
+    # `from pkg.high import main` depends on pkg.high.app through the package's __init__.
+    files = {
+        "__init__.py": "",
+        "low.py": "from pkg.high import main\n",
+        "high/__init__.py": "from pkg.high.app import main\n",
+        "high/app.py": "from pkg import low\n\ndef main() -> None: ...\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / name).write_text(text, encoding="utf-8")
+    graph = _imports(tmp_path / "pkg")
+    assert graph["pkg.low"] == {"pkg.high"}
+    assert _cycles(graph) == [{"pkg.low", "pkg.high", "pkg.high.app"}]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
