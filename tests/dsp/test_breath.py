@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from comic_narrator.artifacts import CastMember, ScriptLine
@@ -31,6 +32,12 @@ def _voiced_fraction(samples: FloatAudio) -> float:
     return float(np.mean(track[: len(frames)][frames] > 0))
 
 
+def _envelope(samples: FloatAudio, frame_s: float = 0.02) -> npt.NDArray[np.float64]:
+    frame = int(frame_s * RATE)
+    frames = samples[: len(samples) // frame * frame].astype(np.float64).reshape(-1, frame)
+    return np.asarray(np.sqrt(np.mean(frames**2, axis=1)))
+
+
 def test_whisper_removes_the_pitch_and_keeps_the_envelope(joe: FloatAudio) -> None:
     whispered = whisperize(joe, RATE, 1.0)
     assert len(whispered) == len(joe) and whispered.dtype == np.float32
@@ -38,8 +45,14 @@ def test_whisper_removes_the_pitch_and_keeps_the_envelope(joe: FloatAudio) -> No
     assert _voiced_fraction(whispered) < 0.15
     rms = float(np.sqrt(np.mean(joe.astype(np.float64) ** 2)))
     assert float(np.sqrt(np.mean(whispered.astype(np.float64) ** 2))) == pytest.approx(rms, rel=0.05)
-    # Same vocal tract: far closer in timbre than to silence-level noise; brighter (no low harmonics).
+    # The envelope: loud where the words are, quiet between them. Frame by frame (20 ms) the whisper's level
+    # follows the voice's (r 0.98 measured); white noise of the same RMS does not (r 0.07).
+    assert np.corrcoef(_envelope(joe), _envelope(whispered))[0, 1] > 0.9
+    # Same vocal tract: far closer in timbre than noise of the same loudness (1.2 against 5.5 measured);
+    # brighter (no low harmonics).
     source, quiet = voice_stats(joe, RATE), voice_stats(whispered, RATE)
+    noise = np.random.default_rng(0).standard_normal(len(joe)).astype(np.float32) * np.float32(rms)
+    assert quiet.timbre_distance(source) < 0.5 * voice_stats(noise, RATE).timbre_distance(source)
     assert quiet.centroid_hz > source.centroid_hz
 
 
