@@ -1,0 +1,47 @@
+"""The shipped font: what it covers, its licence and provenance, and text laid out and rendered with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from comic_narrator.video.text import FONT_FILE, font, render_lines, wrap
+
+FONT_DIR = FONT_FILE.parent
+
+
+def test_the_font_ships_small_with_its_licence_and_provenance() -> None:
+    assert FONT_FILE.stat().st_size < 3_000_000
+    licence = (FONT_DIR / "OFL.txt").read_text(encoding="utf-8")
+    assert "SIL OPEN FONT LICENSE Version 1.1" in licence
+    notice = (FONT_DIR / "NOTICE.md").read_text(encoding="utf-8")
+    assert "@expo-google-fonts/noto-sans-jp" in notice and "subset_font.py" in notice
+    assert (FONT_DIR / "subset_font.py").exists()
+
+
+@pytest.mark.parametrize("char", list("AzÉßあアッ漢東京嵐読「」。！、"))
+def test_latin_kana_and_level_one_kanji_have_glyphs(char: str) -> None:
+    mask = font(40).getmask(char)
+    assert mask.getbbox() is not None, f"{char!r} draws nothing"
+
+
+def test_different_characters_draw_differently() -> None:
+    images = {char: bytes(font(32).getmask(char)) for char in "東京漢字AB"}
+    assert len(set(images.values())) == len(images)
+
+
+def test_wrapping_keeps_within_the_width_and_never_starts_a_line_with_a_closing_mark() -> None:
+    face = font(40)
+    english = wrap("We have to get out of here before the storm comes, Carrot!", face, 400)
+    assert len(english) > 1 and all(face.getlength(line) <= 400 for line in english)
+    assert " ".join(english) == "We have to get out of here before the storm comes, Carrot!"
+    japanese = wrap("嵐が来る前にここを出なきゃ、キャロット！急いで！", face, 240)
+    assert "".join(japanese) == "嵐が来る前にここを出なきゃ、キャロット！急いで！"
+    assert len(japanese) > 1 and not any(line[0] in "、。！」ッ" for line in japanese)
+
+
+def test_outline_surrounds_the_fill() -> None:
+    image = render_lines(["Hello"], 40, 3)
+    assert image.fill.shape == image.outline.shape
+    inked = image.fill > 128
+    assert inked.any() and (image.outline[inked] > 128).all()
+    assert (image.outline > 128).sum() > inked.sum() * 1.3
