@@ -204,6 +204,9 @@ class RenderConfig:
     even a one-page book and a resumed run loses little; each cut costs one extra keyframe (about 70 kB at 1080p)."""
     jobs: int = 0
     """Processes rendering segments at once (0 = one per core)."""
+    burn_subtitles: Literal["", "book", "en"] = ""
+    """Draw the subtitles into the picture: '' none, 'book' the book's own language, 'en' the English
+    translation where the reading carries one (else the book's own); enters each segment's key as its cues."""
 
     def draft(self) -> RenderConfig:
         """A fast, low-resolution preview of the same picture (``--draft``): the short side at 480 px or less, 12

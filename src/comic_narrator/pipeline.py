@@ -281,11 +281,10 @@ def _finish_book(
 
     import soundfile
 
-    from comic_narrator.flow.stream import book_timing
+    from comic_narrator.flow.stream import book_timing, page_segments
     from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
     from comic_narrator.video.mux import encode_aac
     from comic_narrator.video.render import book_audio_file, join_video
-    from comic_narrator.video.segments import plan_segments
 
     work = config.work_dir
     result.failures = streamed.failures
@@ -311,7 +310,7 @@ def _finish_book(
         segment
         for page in streamed.pages
         if page.plan is not None
-        for segment in plan_segments(page.plan, {page.image.index: page.image.sha256}, config.render)
+        for segment in page_segments(page, config, streamed.script.lang)
     ]
     render_key = text_sha256(
         "render",

@@ -178,6 +178,15 @@ def _narrate_parser() -> argparse.ArgumentParser:
         help="a fast low-resolution preview: short side 480 px or less, 12 fps (overrides --fps), CRF 28",
     )
     parser.add_argument(
+        "--burn-subtitles",
+        nargs="?",
+        const="book",
+        default="",
+        choices=["book", "en"],
+        help="draw the subtitles into the picture with the bundled font: the book's language (the default), or "
+        "'en' for the English translation where the reading carries one",
+    )
+    parser.add_argument(
         "--jobs", type=_int_at_least(0), default=0, help="parallel synthesis and render workers (0 = one per core)"
     )
     parser.add_argument(
@@ -236,6 +245,7 @@ def _render_config(args: argparse.Namespace) -> RenderConfig:
         # the default's motion-search tuning would override what another preset chose
         x264_params=RenderConfig.x264_params if args.preset == RenderConfig.preset else "",
         jobs=args.jobs,
+        burn_subtitles=args.burn_subtitles,
     )
     return render.draft() if args.draft else render
 

@@ -43,6 +43,8 @@ from comic_narrator.flow.executor import Executor
 from comic_narrator.progress import SILENT, Progress
 
 if TYPE_CHECKING:
+    from comic_narrator.video.captions import Caption
+    from comic_narrator.video.segments import Segment
     from comic_narrator.voice.voicebank import VoiceBank
 
 log = logging.getLogger("comic_narrator")
@@ -192,7 +194,6 @@ def stream_pages(
     from comic_narrator.reading.speakers import SpeakerLinker
     from comic_narrator.timeline.timing import build_timing
     from comic_narrator.video.camera import plan_camera
-    from comic_narrator.video.segments import plan_segments
 
     n = len(book.pages)
     read_stage = progress.stage("read", n)
@@ -235,7 +236,7 @@ def stream_pages(
         work.timing = build_timing(one_page, Script(lang=lang_now, lines=work.lines), clips, run.audio, run.render.fps)
         work.plan = plan_camera(one_page, work.timing, run.render)
         work.powers = block_powers(mix_voices(run.work_dir, work.timing, clips), work.timing.sample_rate_hz)
-        for segment in plan_segments(work.plan, {work.image.index: work.image.sha256}, run.render):
+        for segment in page_segments(work, run, lang_now):
             executor.render(segment, run.work_dir / work.image.image_file)
         if voice_stage is not None:
             voice_stage.advance(detail=f"page {work.image.index + 1}: {len(clips)} line(s)")
@@ -276,6 +277,24 @@ def stream_pages(
         failures=failures,
         voice_busy_s=voice_busy[0],
     )
+
+
+def page_segments(work: PageWork, run: RunConfig, lang: Literal["en", "ja"]) -> list[Segment]:
+    """A voiced page's video segments, with its subtitles when they are burned in (``--burn-subtitles``: the
+    book's own track, or ``en`` its English translation where the reading carries one)."""
+    from comic_narrator.timeline.subtitles import build_tracks
+    from comic_narrator.video.captions import page_captions
+    from comic_narrator.video.segments import plan_segments
+
+    assert work.plan is not None and work.timing is not None
+    captions: tuple[Caption, ...] = ()
+    if run.render.burn_subtitles:
+        one_page = BookReading(source="", lang=lang, pages=[work.reading])
+        tracks = build_tracks(one_page, Script(lang=lang, lines=work.lines), work.clips, work.timing)
+        wanted = lang if run.render.burn_subtitles == "book" else run.render.burn_subtitles
+        track = next((t for t in tracks if t.lang == wanted), tracks[0])
+        captions = page_captions(track.cues, work.timing.fps)
+    return plan_segments(work.plan, {work.image.index: work.image.sha256}, run.render, captions)
 
 
 def book_characters(script: Script, cast: Cast | None) -> BookCharacters:

@@ -4,7 +4,7 @@ and the rendering of one segment into its own MP4 in the work folder."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +13,7 @@ import av
 from comic_narrator.artifacts import CameraPlan, Shot
 from comic_narrator.config import RenderConfig
 from comic_narrator.video.camera import focus_at, rect_at
+from comic_narrator.video.captions import Caption, CaptionPainter
 from comic_narrator.video.color import ycbcr_of
 from comic_narrator.video.encode import encode_segment
 from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
@@ -33,6 +34,8 @@ class Segment:
     plan: CameraPlan
     first: int
     key: str
+    captions: tuple[Caption, ...] = ()
+    """Subtitles burned into its frames (``--burn-subtitles``), in frames from the page's start."""
 
     @property
     def frames(self) -> int:
@@ -48,9 +51,11 @@ def _shot_key(shot: Shot) -> str:
     return json.dumps([shot.page, shot.panel, shot.frames, shot.rect_from, shot.rect_to, shot.focus])
 
 
-def segment_key(page_sha256: str, plan: CameraPlan, first: int, config: RenderConfig) -> str:
+def segment_key(
+    page_sha256: str, plan: CameraPlan, first: int, config: RenderConfig, captions: Sequence[Caption] = ()
+) -> str:
     """What a segment's pixels and bits depend on: the page image, its shots (and the one it glides from), the
-    output size and rate, the encoder and its settings, the look. Not the worker count."""
+    output size and rate, the encoder and its settings, the look, the text burned in. Not the worker count."""
     return text_sha256(
         "segment",
         str(RENDERER_VERSION),
@@ -70,12 +75,16 @@ def segment_key(page_sha256: str, plan: CameraPlan, first: int, config: RenderCo
                 config.background_rgb,
             ]
         ),
+        *(json.dumps([c.start_frame, c.end_frame, c.text], ensure_ascii=False) for c in captions),
     )
 
 
-def plan_segments(plan: CameraPlan, page_sha256: dict[int, str], config: RenderConfig) -> list[Segment]:
+def plan_segments(
+    plan: CameraPlan, page_sha256: dict[int, str], config: RenderConfig, captions: Sequence[Caption] = ()
+) -> list[Segment]:
     """Cut at every page change, and inside a page at the end of a shot once the segment holds ``segment_s``
-    and at least half that much of the page is left (no short tail segment of one last shot)."""
+    and at least half that much of the page is left (no short tail segment of one last shot). ``captions`` (a
+    one-page plan's burned subtitles) go to the segments whose frames they overlap."""
     limit_frames = max(1, round(config.segment_s * plan.fps))
     left_on_page = [0] * len(plan.shots)  # frames of the same page after each shot
     for index in range(len(plan.shots) - 2, -1, -1):
@@ -107,8 +116,11 @@ def plan_segments(plan: CameraPlan, page_sha256: dict[int, str], config: RenderC
         shots = context + [plan.shots[i] for i in run]
         sub_plan = CameraPlan(width_px=plan.width_px, height_px=plan.height_px, fps=plan.fps, shots=shots)
         page = plan.shots[start].page
-        key = segment_key(page_sha256[page], sub_plan, len(context), config)
-        segments.append(Segment(page=page, plan=sub_plan, first=len(context), key=key))
+        first_frame = plan.shots[start].start_frame
+        end_frame = plan.shots[run[-1]].start_frame + plan.shots[run[-1]].frames
+        shown = tuple(c for c in captions if c.start_frame < end_frame and c.end_frame > first_frame)
+        key = segment_key(page_sha256[page], sub_plan, len(context), config, shown)
+        segments.append(Segment(page=page, plan=sub_plan, first=len(context), key=key, captions=shown))
     return segments
 
 
@@ -117,6 +129,7 @@ def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderCo
     back, and that shot is in the sub-plan)."""
     plan = segment.plan
     fill = ycbcr_of(config.background_rgb)
+    painter = CaptionPainter(segment.captions, plan.width_px, plan.height_px) if segment.captions else None
     for index in range(segment.first, len(plan.shots)):
         for frame_in_shot in range(plan.shots[index].frames):
             rect = rect_at(plan, index, frame_in_shot)
@@ -124,6 +137,8 @@ def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderCo
             focus, strength = focus_at(plan, index, frame_in_shot)
             if focus is not None and config.dim_outside_panel:
                 dim_outside(frame, plan.width_px, plan.height_px, rect, focus, strength)
+            if painter is not None:
+                painter.paint(frame, plan.shots[index].start_frame + frame_in_shot)
             yield frame
 
 

@@ -1,0 +1,75 @@
+"""End to end: the sample page narrated as a draft, then again with ``--burn-subtitles`` in the same work folder
+(real OCR, voices, camera and libx264); the two MP4s decoded and compared, and the burned text read back with
+the bundled OCR against the SRT."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import av
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.cli import main
+from tests.conftest import SAMPLE_PAGE
+from tests.e2e.subtitle_files import srt_cues
+
+pytestmark = pytest.mark.slow
+
+Image = npt.NDArray[np.uint8]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("burn")
+    options = [str(SAMPLE_PAGE), "--voice-quality", "fast", "--draft", "-q", "--work-dir", str(folder / "work")]
+    plain, burned = folder / "plain.mp4", folder / "burned.mp4"
+    assert main([*options, "-o", str(plain)]) == 0
+    assert main([*options, "-o", str(burned), "--burn-subtitles"]) == 0
+    return plain, burned
+
+
+def _frame_at(path: Path, seconds: float) -> Image:
+    with av.open(str(path)) as container:
+        for frame in container.decode(video=0):
+            if frame.time is not None and frame.time >= seconds:
+                return np.asarray(frame.to_ndarray(format="rgb24"), dtype=np.uint8)
+    raise AssertionError(f"{path} ends before {seconds} s")
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.lower())
+
+
+def test_the_subtitle_files_are_the_same_with_and_without_burning(runs: tuple[Path, Path]) -> None:
+    plain, burned = runs
+    assert srt_cues(plain.with_suffix(".srt")) == srt_cues(burned.with_suffix(".srt"))
+
+
+def test_each_spoken_cue_is_in_the_picture_while_it_is_up(runs: tuple[Path, Path]) -> None:
+    plain, burned = runs
+    cues = [cue for cue in srt_cues(burned.with_suffix(".srt")) if cue[1] - cue[0] >= 1.0]
+    assert len(cues) >= 3
+    with RapidOcrEngine() as ocr:
+        for start_s, end_s, text in cues:
+            middle_s = (start_s + end_s) / 2
+            with_text, without = _frame_at(burned, middle_s), _frame_at(plain, middle_s)
+            height = with_text.shape[0]
+            band = slice(height // 2, height)
+            changed = np.abs(with_text[band].astype(int) - without[band]).max(axis=2) > 40
+            assert changed.mean() > 0.01, f"nothing drawn at {middle_s:.2f} s"
+            read = _letters(" ".join(line.text for line in ocr.recognize(with_text[band], "en")))
+            words = re.findall(r"[a-z]+", text.lower())
+            found = [word for word in words if word in read]
+            assert len(found) >= 0.8 * len(words), f"at {middle_s:.2f} s OCR read {read!r} for {text!r}"
+
+
+def test_frames_without_a_cue_are_left_alone(runs: tuple[Path, Path]) -> None:
+    plain, burned = runs
+    first_cue_s = srt_cues(burned.with_suffix(".srt"))[0][0]
+    assert first_cue_s > 1.0
+    difference = np.abs(_frame_at(burned, 0.5).astype(int) - _frame_at(plain, 0.5))
+    assert difference.mean() < 1.0
