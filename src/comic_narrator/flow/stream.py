@@ -49,11 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("comic_narrator")
 
-LANGUAGE_LETTERS = 40
-"""Letters of text read before the book's language is decided (``--lang auto``): enough that one stray sign
-or a name does not decide it; a book with less text is decided when every page is read."""
-
-
 @dataclass
 class PageWork:
     """One page on its way through the stages (small: no pixels, no audio)."""
@@ -147,19 +142,6 @@ class OnlineCasting:
         return cast_characters(reading, self.voices, self.run.voice, script.lang, script, self.settled)
 
 
-def _decided_language(run: RunConfig, book: Book, readings: list[PageReading], every_page: bool) -> str | None:
-    from comic_narrator.reading.reader import book_language
-    from comic_narrator.reading.stage import vision_for_book
-
-    vision = vision_for_book(run.vision, book)
-    if vision.lang != "auto":
-        return vision.lang
-    letters = sum(len(text.text) for reading in readings for text in reading.texts)
-    if letters >= LANGUAGE_LETTERS or every_page:
-        return book_language(readings)
-    return None
-
-
 def _voice_page(
     work: PageWork, script: Script, cast: Cast, run: RunConfig, bank: VoiceBank, keep_going: bool
 ) -> tuple[list[Clip], str | None]:
@@ -192,6 +174,7 @@ def stream_pages(
     given or edited script) replaces the writer."""
     from comic_narrator.audio.mix import block_powers, mix_voices
     from comic_narrator.reading.speakers import SpeakerLinker
+    from comic_narrator.reading.stage import decided_language
     from comic_narrator.timeline.timing import build_timing
     from comic_narrator.video.camera import plan_camera
 
@@ -252,7 +235,7 @@ def stream_pages(
         work = PageWork(image=image, reading=reading)
         if lang is None:
             waiting.append(work)
-            lang = _decided_language(run, book, [w.reading for w in waiting], len(waiting) + len(done) == n)
+            lang = decided_language(run.vision, book, [w.reading for w in waiting], len(waiting) + len(done) == n)
             if lang is None:
                 continue
             for held in waiting:

@@ -8,7 +8,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import cv2
 import numpy as np
@@ -167,6 +167,28 @@ def vision_for_book(config: VisionConfig, book: Book) -> VisionConfig:
     return config
 
 
+LANGUAGE_LETTERS = 40
+"""Letters of text read before the book's language is decided (``--lang auto``): enough that one stray sign
+or a name does not decide it; a book with less text is decided when every page is read."""
+
+
+def decided_language(
+    config: VisionConfig, book: Book, readings: list[PageReading], every_page: bool
+) -> Literal["en", "ja"] | None:
+    """The book's language once it can be told from the pages read so far (in book order): ``--lang`` or
+    ComicInfo first, else the lettering of the first pages holding :data:`LANGUAGE_LETTERS` letters, else (with
+    every page read) all of it; None while it cannot be told yet. A narrated run and ``read`` decide alike."""
+    from comic_narrator.reading.reader import book_language
+
+    vision = vision_for_book(config, book)
+    if vision.lang != "auto":
+        return "ja" if vision.lang == "ja" else "en"
+    letters = sum(len(text.text) for reading in readings for text in reading.texts)
+    if letters >= LANGUAGE_LETTERS or every_page:
+        return book_language(readings)
+    return None
+
+
 def read_pages(
     book: Book,
     config: VisionConfig,
@@ -176,7 +198,6 @@ def read_pages(
 ) -> tuple[BookReading, list[str]]:
     """Read every page. A page whose local reading crashes is recorded in failures and shown without narration;
     engine and server errors stop the run (finished pages stay cached for the next run)."""
-    from comic_narrator.reading.reader import book_language
     from comic_narrator.reading.speakers import link_speakers
 
     config = vision_for_book(config, book)
@@ -186,5 +207,13 @@ def read_pages(
         readings = _refine_with_llm(book, readings, llm or LlmConfig(), work_dir, progress)
     else:
         readings = link_speakers(readings)
-    lang = config.lang if config.lang != "auto" else book_language(readings)
-    return BookReading(source=book.source, lang=lang, pages=readings), failures
+    return BookReading(source=book.source, lang=_language_in_order(config, book, readings), pages=readings), failures
+
+
+def _language_in_order(config: VisionConfig, book: Book, readings: list[PageReading]) -> Literal["en", "ja"]:
+    """The language a narrated run decides, whose pages arrive one by one in book order."""
+    for n in range(1, len(readings)):
+        found = decided_language(config, book, readings[:n], every_page=False)
+        if found is not None:
+            return found
+    return decided_language(config, book, readings, every_page=True) or "en"
