@@ -11,6 +11,7 @@ from pathlib import Path
 
 from comic_narrator import __version__
 from comic_narrator.cli.options import add_tts_reference_option, url_list_arg
+from comic_narrator.cli.readalong import add_read_along_option, write_read_along
 from comic_narrator.config import (
     ASPECT_SIZE_PX,
     AudioConfig,
@@ -24,7 +25,7 @@ from comic_narrator.config import (
 from comic_narrator.errors import ComicNarratorError
 from comic_narrator.progress import Progress
 
-SUBCOMMANDS = ("narrate", "read", "inspect", "eval", "voices", "gpu")
+SUBCOMMANDS = ("narrate", "read", "inspect", "eval", "voices", "gpu", "export")
 LOG_NAME = "comic-narrator.log"
 
 log = logging.getLogger("comic_narrator")
@@ -204,6 +205,7 @@ def _narrate_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--tts-voices", help="comma-separated server voices for casting (default: as listed)")
     add_tts_reference_option(parser)
+    add_read_along_option(parser)
     parser.add_argument("--version", action="version", version=f"comic-narrator {__version__}")
     return parser
 
@@ -366,6 +368,8 @@ def narrate_main(argv: Sequence[str]) -> int:
                 f"{wall_s:.1f} s{ratio}; {len(result.failures)} failure(s)), {result.subtitles}; "
                 f"work: {result.work_dir}"
             )
+            if args.read_along is not None:
+                write_read_along(config.work_dir, args.read_along)
         return PAGES_FAILED_EXIT if result.failures else 0
 
     log_path = _setup_log(config.work_dir if config.output_path.parent.exists() else None)
@@ -457,6 +461,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _delegate("comic_narrator.cli.voices", rest)
     if command == "gpu":
         return _delegate("comic_narrator.cli.gpu", rest)
+    if command == "export":
+        return _delegate("comic_narrator.cli.readalong", rest)
     if command == "narrate":
         return narrate_main(rest)
     return narrate_main(args)

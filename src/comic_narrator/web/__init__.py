@@ -1,0 +1,1 @@
+"""The browser side of a run: the read-along export (guided navigation + a static player) and the review server."""

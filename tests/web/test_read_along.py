@@ -1,0 +1,159 @@
+"""The read-along export of a real run (the sample page, real OCR, voices and encoder): its guided navigation
+holds the reading and the timeline, and its player, in headless Chromium from disk and over loopback HTTP, plays
+the narration (muted) with the highlighted balloon following the clock."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+import time
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from comic_narrator.artifacts import BookReading, ClipList, Script, Timing
+from comic_narrator.cli import main
+from tests.conftest import SAMPLE_PAGE
+from tests.web.readalong_page import line_at, spoken_lines
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def narrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(work folder, read-along folder) of the sample page narrated with --read-along."""
+    root = tmp_path_factory.mktemp("read-along")
+    out, folder = root / "page.mp4", root / "read-along"
+    argv = [str(SAMPLE_PAGE), "-o", str(out), "-q", "--voice-quality", "fast", "--draft", "--read-along", str(folder)]
+    assert main(argv) == 0
+    return root / "page.mp4.work", folder
+
+
+@pytest.fixture(scope="module")
+def served(narrated: tuple[Path, Path]) -> Iterator[str]:
+    """The read-along folder behind a plain static web server on loopback."""
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(narrated[1]))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_guided_navigation_holds_the_reading_and_the_timeline(narrated: tuple[Path, Path]) -> None:
+    work, folder = narrated
+    reading = BookReading.model_validate_json((work / "reading.json").read_text(encoding="utf-8"))
+    script = Script.model_validate_json((work / "script.json").read_text(encoding="utf-8"))
+    clips = {
+        c.line_id: c for c in ClipList.model_validate_json((work / "clips.json").read_text(encoding="utf-8")).clips
+    }
+    timing = Timing.model_validate_json((work / "timing.json").read_text(encoding="utf-8"))
+    document = json.loads((folder / "guided.json").read_text(encoding="utf-8"))
+    [page] = document["guided"]
+    assert page["imgref"] == "pages/page-0001.png" and (folder / page["imgref"]).exists()
+    panels = [child for child in page.get("children", []) if child["role"] == ["panel"]]
+    assert [p["imgref"].split("#xywh=")[1] for p in panels] == [
+        ",".join(map(str, panel.bbox)) for panel in reading.pages[0].panels
+    ], "every panel, in reading order"
+    lines = spoken_lines(folder)
+    assert [line.id for line in lines] == [line.id for line in script.lines], "every line, in the script's order"
+    assert [line.text for line in lines] == [line.text for line in script.lines]
+    starts = {i: s for shot in timing.shots for i, s in zip(shot.line_ids, shot.line_starts_s, strict=True)}
+    for line in lines:
+        assert line.start_s == pytest.approx(starts[line.id], abs=1e-3)
+        assert line.end_s - line.start_s == pytest.approx(clips[line.id].duration_s, abs=2e-3)
+        assert 0 <= line.start_s < line.end_s <= timing.duration_s
+    speakers = {line.id: line.speaker for line in script.lines}
+    balloons = [b for p in panels for b in p.get("children", [])]
+    assert balloons and all(b["character"] == [speakers[b["id"]]] for b in balloons)
+    width, height = reading.pages[0].width, reading.pages[0].height
+    for balloon in balloons:
+        x, y, w, h = (int(v) for v in balloon["imgref"].split("#xywh=")[1].split(","))
+        assert min(x, y) >= 0 and x + w <= width and y + h <= height
+    assert (folder / "narration.m4a").read_bytes() == (work / "segments" / "audio.m4a").read_bytes()
+
+
+def test_export_writes_the_same_folder_from_the_work_folder(narrated: tuple[Path, Path], tmp_path: Path) -> None:
+    work, folder = narrated
+    assert main(["export", str(work), str(tmp_path / "again")]) == 0
+    for name in ("guided.json", "guided.js", "index.html", "player.js", "narration.m4a", "pages/page-0001.png"):
+        assert (tmp_path / "again" / name).read_bytes() == (folder / name).read_bytes(), name
+
+
+def test_export_of_a_folder_without_a_run_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", str(tmp_path), str(tmp_path / "out")]) == 2
+    message = capsys.readouterr().err
+    assert message.startswith(f"error: {tmp_path}: has no book.json: narrate the book") and message.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def _state(browser: WebDriver) -> dict[str, object]:
+    state: dict[str, object] = browser.execute_script("return window.readAlong.state()")
+    return state
+
+
+@pytest.mark.parametrize("where", ["file", "http"])
+def test_the_highlighted_balloon_follows_the_narration(
+    browser: WebDriver, narrated: tuple[Path, Path], served: str, where: str
+) -> None:
+    folder = narrated[1]
+    lines = spoken_lines(folder)
+    browser.get((folder / "index.html").as_uri() if where == "file" else served)
+    assert browser.execute_script("return window.readAlong.pages") == 1
+    deadline = time.monotonic() + 10
+    while not browser.execute_script("return window.readAlong.ready()") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for line in lines:  # seeking into each line shows that line's balloon and caption
+        browser.execute_script(
+            "const a = document.getElementById('narration'); a.currentTime = arguments[0];",
+            (line.start_s + line.end_s) / 2,
+        )
+        deadline = time.monotonic() + 5
+        while _state(browser)["line"] != line.id and time.monotonic() < deadline:
+            time.sleep(0.05)
+        state = _state(browser)
+        assert state["line"] == line.id and line.text in str(state["caption"])
+        box = browser.find_element("id", "balloon-box")
+        assert box.is_displayed() and box.size["width"] > 10
+    browser.execute_script(
+        "const a = document.getElementById('narration'); a.currentTime = 0; a.muted = true; a.play();"
+    )
+    seen: set[str] = set()
+    deadline = time.monotonic() + 12
+    while time.monotonic() < deadline:
+        state = _state(browser)
+        current = float(state["time"])  # type: ignore[arg-type]
+        expected = line_at(lines, current)
+        # a frame may straddle a line's edge: the page's state and the clock are read together, 60 ms of slack
+        if line_at(lines, current - 0.06) == expected == line_at(lines, current + 0.06):
+            assert state["line"] == expected, f"at {current:.2f} s"
+        if state["line"]:
+            seen.add(str(state["line"]))
+        time.sleep(0.2)
+    assert float(_state(browser)["time"]) > 5, "the narration played"  # type: ignore[arg-type]
+    assert len(seen) >= 2, "the highlight moved from line to line while it played"
+    browser.execute_script("document.getElementById('narration').pause()")
+
+
+def test_keys_step_through_the_lines(browser: WebDriver, narrated: tuple[Path, Path]) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    folder = narrated[1]
+    lines = spoken_lines(folder)
+    browser.get((folder / "index.html").as_uri())
+    body = browser.find_element("tag name", "body")
+    for line in lines[:3]:
+        body.send_keys(Keys.ARROW_RIGHT)
+        assert _state(browser)["line"] == line.id
+    body.send_keys(Keys.ARROW_LEFT)
+    assert _state(browser)["line"] == lines[1].id
+    assert browser.find_element("id", "caption").get_attribute("aria-live") == "polite"
