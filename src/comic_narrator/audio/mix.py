@@ -11,21 +11,14 @@ import numpy as np
 import numpy.typing as npt
 import pyloudnorm
 import soundfile
-from scipy.ndimage import minimum_filter1d, uniform_filter1d
 from scipy.signal import resample_poly
 
 from comic_narrator.artifacts import BookReading, Clip, Timing
 from comic_narrator.audio.soundbed import build_bed
+from comic_narrator.audio.truepeak import limit_peaks
 from comic_narrator.config import AudioConfig
 from comic_narrator.errors import EngineError
 
-PEAK_CEILING = 0.944
-"""-0.5 dBFS: the limiter keeps true peaks (4x oversampled) under this so AAC encoding does not clip."""
-LIMITER_LOOKAHEAD_S = 0.005
-"""The limiter's gain starts falling this long before a peak and recovers as long after it: short enough to
-catch a plosive or a BOOM, long enough that the gain change is not itself a click."""
-TRUE_PEAK_OVERSAMPLING = 4
-"""ITU-R BS.1770-4 annex 2 measures true peak at 4x oversampling (at 48 kHz; enough to see intersample overs)."""
 DUAL_MONO_LU = 10 * np.log10(2.0)
 """The mono mix goes to both channels of the AAC (video/encode.py), and BS.1770 sums the channels' power: the file
 measures 3.01 LU louder than the mono track. The target is for the file as delivered."""
@@ -45,38 +38,6 @@ def load_clip(work_dir: Path, clip: Clip, sample_rate_hz: int) -> npt.NDArray[np
     except (OSError, RuntimeError) as exc:
         raise EngineError(f"cannot read clip for line {clip.line_id} ({exc})", path=path) from exc
     return resample(np.asarray(data.mean(axis=1), dtype=np.float32), int(rate), sample_rate_hz)
-
-
-def true_peak_envelope(track: npt.NDArray[np.float32], block: int = 1 << 20) -> npt.NDArray[np.float64]:
-    """Per sample, the largest magnitude of the 4x-oversampled waveform around it (the sample itself included).
-    Oversampled in blocks with a margin wider than the interpolation filter, so a long book stays small in memory."""
-    factor, margin = TRUE_PEAK_OVERSAMPLING, 256
-    envelope = np.abs(track).astype(np.float64)
-    for start in range(0, len(track), block):
-        lo, hi = max(0, start - margin), min(len(track), start + block + margin)
-        upsampled = np.abs(resample_poly(track[lo:hi].astype(np.float64), factor, 1))[: (hi - lo) * factor]
-        peaks = upsampled.reshape(hi - lo, factor).max(axis=1)[start - lo : start - lo + block]
-        end = start + len(peaks)
-        envelope[start:end] = np.maximum(envelope[start:end], peaks)
-    return envelope
-
-
-def limit_peaks(track: npt.NDArray[np.float32], sample_rate_hz: int) -> npt.NDArray[np.float32]:
-    """A look-ahead peak limiter: a smooth gain that is never above what each sample's true peak needs to sit under
-    the ceiling (a minimum filter over +-lookahead, then a moving average half as wide, so the average of minima
-    near a sample never exceeds that sample's need). Unlike a waveshaper it adds no harmonics of its own, which
-    would themselves overshoot between samples."""
-    if len(track) == 0:
-        return track.copy()
-    need = np.minimum(1.0, PEAK_CEILING / np.maximum(true_peak_envelope(track), 1e-12))
-    if need.min() >= 1.0:
-        return track.copy()
-    half = max(1, round(LIMITER_LOOKAHEAD_S * sample_rate_hz))
-    gain = minimum_filter1d(need, size=2 * half + 1, mode="nearest")
-    gain = uniform_filter1d(gain, size=half + 1, mode="nearest")
-    limited = track.astype(np.float64) * np.minimum(gain, need)
-    # What smoothing leaves between samples is a hair; the sample peak itself never passes the ceiling.
-    return np.asarray(np.clip(limited, -PEAK_CEILING, PEAK_CEILING), dtype=np.float32)
 
 
 def _db(dbfs: float) -> float:
@@ -162,23 +123,38 @@ class PageSound:
 
 def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig) -> Iterator[npt.NDArray[np.float32]]:
     """The audio, a piece at a time, never all of it at once: the voices brought to the loudness target measured
-    over every piece, the limiter's loss made up once (on the voices alone, so their level does not depend on the
-    bed), the sound bed beneath at fixed levels, peaks limited. Each piece is sample-exact to its timeline."""
+    over every piece, the sound bed beneath at its levels under them, then the whole mix measured again after the
+    limiter and brought to the target once more (the file is what must read the target: the bed adds a little,
+    the limiter takes a little off the peaks). Each piece is sample-exact to its timeline."""
     target = config.target_lufs - DUAL_MONO_LU
     gain = np.float32(gain_for(gated_loudness([page.powers for page in pages]), target))
 
-    def voices(page: PageSound) -> npt.NDArray[np.float32]:
-        return mix_voices(work_dir, page.timing, page.clips) * gain
-
-    # The limiter takes loudness off the peaks (0.5 LU on the sample page): measured once over every piece.
-    limited = [block_powers(limit_peaks(voices(p), p.timing.sample_rate_hz), p.timing.sample_rate_hz) for p in pages]
-    shortfall = gain_for(gated_loudness(limited), target)
-    makeup = np.float32(shortfall if shortfall > 10 ** (0.1 / 20) else 1.0)
-    for number, page in enumerate(pages):
-        track = voices(page) * makeup
+    def mixed(number: int, page: PageSound) -> npt.NDArray[np.float32]:
+        track = mix_voices(work_dir, page.timing, page.clips) * gain
         if page.reading is not None and config.sound_bed:
             track += bed_for(page.reading, page.timing, len(track), config, seed=17 + number)
-        yield limit_peaks(track, page.timing.sample_rate_hz)
+        return track
+
+    def limited(number: int, page: PageSound, makeup_db: float) -> npt.NDArray[np.float32]:
+        return limit_peaks(mixed(number, page) * np.float32(10 ** (makeup_db / 20)), page.timing.sample_rate_hz)
+
+    def loudness_at(makeup_db: float) -> float:
+        return gated_loudness(
+            [block_powers(limited(n, p, makeup_db), p.timing.sample_rate_hz) for n, p in enumerate(pages)]
+        )
+
+    # The limiter takes more off the louder it is driven (0.85 LU at the sample page's level, 0.3 LU more after
+    # making that up): one more measured step and the secant through both lands within a few hundredths.
+    makeup_db = 0.0
+    first = loudness_at(0.0)
+    if np.isfinite(first) and abs(target - first) > 0.05:
+        makeup_db = target - first
+        second = loudness_at(makeup_db)
+        if np.isfinite(second) and abs(target - second) > 0.05:
+            slope = float(np.clip((second - first) / makeup_db, 0.2, 1.5))
+            makeup_db += (target - second) / slope
+    for number, page in enumerate(pages):
+        yield limited(number, page, makeup_db)
 
 
 def mix_track(

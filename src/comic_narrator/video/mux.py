@@ -7,6 +7,7 @@ per-segment audio would put a gap or a click at each join.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
@@ -18,9 +19,13 @@ import numpy as np
 import numpy.typing as npt
 from av.audio.stream import AudioStream
 from av.video.stream import VideoStream
+from scipy.ndimage import minimum_filter1d
 
+from comic_narrator.audio.truepeak import block_true_peaks, dbfs
 from comic_narrator.errors import EngineError
 from comic_narrator.workdir import atomic_temp_path
+
+log = logging.getLogger("comic_narrator")
 
 AAC_FRAME_SAMPLES = 1024
 
@@ -105,18 +110,91 @@ def _segment_packets(path: Path, fps: int, expected_frames: int) -> tuple[bytes,
     return extradata, packets
 
 
-def encode_aac(
-    path: Path, audio: npt.NDArray[np.float32] | Iterable[npt.NDArray[np.float32]], sample_rate_hz: int
-) -> None:
-    """The mono track (one array, or its pieces in order) on both channels as AAC in an M4A at ``path``,
-    written atomically."""
-    pieces = [audio] if isinstance(audio, np.ndarray) else audio
+TRUE_PEAK_LIMIT_DBTP = -1.0
+"""The decoded file's true peak at most (EBU R128). The mix is limited 2 dB under full scale before encoding
+(audio/truepeak.py); where the encoder still overshoots this, those frames are encoded again a little lower."""
+GUARD_PASSES = 6
+"""Re-encodes at most, each lowering only the frames still over the limit: the sample page's mix needed none; a
+180 Hz square wave driven 10 dB into the limiter, the worst case tried, needed four."""
+
+
+def _encode_once(path: Path, pieces: Iterable[npt.NDArray[np.float32]], sample_rate_hz: int) -> None:
     with atomic_mp4(path, "audio encoding") as container:
         sound = container.add_stream("aac", rate=sample_rate_hz)
         sound.layout = "stereo"
         sound.time_base = Fraction(1, sample_rate_hz)
         for packet in _aac_packets(sound, pieces, sample_rate_hz):
             container.mux(packet)
+
+
+def _decoded(path: Path, channel: int) -> Iterator[npt.NDArray[np.float32]]:
+    with av.open(str(path)) as source:
+        for frame in source.decode(audio=0):
+            yield np.asarray(frame.to_ndarray()[channel], dtype=np.float32)
+
+
+def _frame_true_peaks(path: Path) -> npt.NDArray[np.float64]:
+    """The decoded file's true peak in every AAC frame (1024 samples), the larger of its two channels (the mono
+    track on both decodes to two slightly different ones)."""
+    left, right = (np.fromiter(block_true_peaks(_decoded(path, c), AAC_FRAME_SAMPLES), float) for c in (0, 1))
+    size = min(len(left), len(right))
+    return np.asarray(np.maximum(left[:size], right[:size]), dtype=np.float64)
+
+
+def _spooled(spool: Path, frame_gains: npt.NDArray[np.float64], samples: int) -> Iterator[npt.NDArray[np.float32]]:
+    """The spooled track again, in chunks, under a gain interpolated between frame centres."""
+    centres = (np.arange(len(frame_gains)) + 0.5) * AAC_FRAME_SAMPLES
+    step = 64 * AAC_FRAME_SAMPLES
+    with spool.open("rb") as source:
+        for start in range(0, samples, step):
+            chunk = np.fromfile(source, dtype=np.float32, count=min(step, samples - start))
+            gain = np.interp(np.arange(start, start + len(chunk)), centres, frame_gains)
+            yield np.asarray(chunk * gain, dtype=np.float32)
+
+
+def encode_aac(
+    path: Path,
+    audio: npt.NDArray[np.float32] | Iterable[npt.NDArray[np.float32]],
+    sample_rate_hz: int,
+    true_peak_limit_dbtp: float | None = TRUE_PEAK_LIMIT_DBTP,
+) -> None:
+    """The mono track (one array, or its pieces in order) on both channels as AAC in an M4A at ``path``,
+    written atomically. The file is decoded and measured: where its true peak passes ``true_peak_limit_dbtp``
+    (AAC's own overshoot), the frames around it are encoded again lower, from a copy of the track spooled to
+    disk beside ``path`` while it was first encoded (removed after)."""
+    pieces = [audio] if isinstance(audio, np.ndarray) else audio
+    if true_peak_limit_dbtp is None:
+        _encode_once(path, pieces, sample_rate_hz)
+        return
+    limit = 10 ** (true_peak_limit_dbtp / 20)
+    spool = path.with_name(f"{path.name}.spool")
+    samples = 0
+    try:
+        with spool.open("wb") as sink:
+
+            def teed() -> Iterator[npt.NDArray[np.float32]]:
+                nonlocal samples
+                for piece in pieces:
+                    np.asarray(piece, dtype=np.float32).tofile(sink)
+                    samples += len(piece)
+                    yield piece
+
+            _encode_once(path, teed(), sample_rate_hz)
+        gains = np.ones((samples + AAC_FRAME_SAMPLES - 1) // AAC_FRAME_SAMPLES)
+        for passes in range(GUARD_PASSES + 1):
+            peaks = _frame_true_peaks(path)[: len(gains)]
+            if len(peaks) == 0 or peaks.max() <= limit:
+                return
+            if passes == GUARD_PASSES:
+                log.warning("%s: true peak %.2f dBTP after %d re-encodes", path, dbfs(peaks.max()), passes)
+                return
+            # 3 % under the limit; the frames either side too: an AAC frame's window spans its neighbours.
+            need = np.ones(len(gains))
+            need[: len(peaks)] = np.minimum(1.0, 0.97 * limit / np.maximum(peaks, 1e-12))
+            gains *= minimum_filter1d(need, size=5, mode="nearest")
+            _encode_once(path, _spooled(spool, gains, samples), sample_rate_hz)
+    finally:
+        spool.unlink(missing_ok=True)
 
 
 def mux_segments(
