@@ -136,6 +136,8 @@ def test_each_panel_shot_is_as_long_as_its_audio(narrated: Path) -> None:
     work = narrated.with_name(narrated.name + ".work")
     timing = json.loads((work / "timing.json").read_text())
     clips = {c["line_id"]: c for c in json.loads((work / "clips.json").read_text())["clips"]}
+    # Every voiced line sits in one shot, so the checks under the `if` below run for each of them.
+    assert sorted(line for shot in timing["shots"] for line in shot["line_ids"]) == sorted(clips) != []
     for shot in timing["shots"]:
         assert shot["duration_s"] == pytest.approx(shot["frames"] / timing["fps"])
         if shot["line_ids"]:

@@ -111,6 +111,8 @@ def test_narrator_voice_and_cast_file_are_honoured(combined: Path) -> None:
     assert cast["char2"].voice == "en-joe-robot" and cast["char2"].speed == 1.2
     script = Script.model_validate_json((work / "script.json").read_text())
     voice_of = {c.line_id: c.voice for c in ClipList.model_validate_json((work / "clips.json").read_text()).clips}
+    # The narrator says the sound word (--read-sfx) and char2 has balloons: the loop below checks both.
+    assert {line.speaker for line in script.lines} >= {"narrator", "char2"}
     for line in script.lines:
         if line.speaker in ("narrator", "char2"):
             assert voice_of[line.id] == cast[line.speaker].voice
