@@ -207,6 +207,15 @@ class RenderConfig:
     burn_subtitles: Literal["", "book", "en"] = ""
     """Draw the subtitles into the picture: '' none, 'book' the book's own language, 'en' the English
     translation where the reading carries one (else the book's own); enters each segment's key as its cues."""
+    end_card: bool = True
+    """End the video with a card of the book's title, credits and licence notes (when anything is known)."""
+    credits: tuple[str, ...] = ()
+    """Lines the user gives for the end card (``--credits``), shown before what the book says."""
+    chapters: tuple[int, ...] = ()
+    """Input page numbers starting chapters (``--chapters``); empty = the book's own (ComicInfo.xml bookmarks, the
+    PDF outline), if any."""
+    split_chapters: bool = False
+    """Also write one MP4 per chapter, each with its own subtitle files."""
 
     def draft(self) -> RenderConfig:
         """A fast, low-resolution preview of the same picture (``--draft``): the short side at 480 px or less, 12

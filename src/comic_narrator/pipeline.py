@@ -281,10 +281,13 @@ def _finish_book(
 
     import soundfile
 
+    from comic_narrator.flow.book_end import book_end
     from comic_narrator.flow.stream import book_timing, page_segments
     from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
+    from comic_narrator.video.endcard import end_card_file
     from comic_narrator.video.mux import encode_aac
     from comic_narrator.video.render import book_audio_file, join_video
+    from comic_narrator.video.split import write_chapter_files
 
     work = config.work_dir
     result.failures = streamed.failures
@@ -312,6 +315,7 @@ def _finish_book(
         if page.plan is not None
         for segment in page_segments(page, config, streamed.script.lang)
     ]
+    end = book_end(config, streamed, timing.fps)
     render_key = text_sha256(
         "render",
         __version__,
@@ -320,6 +324,7 @@ def _finish_book(
         json.dumps(asdict(config.audio), default=str),
         *(segment.key for segment in segments),
         *(track.fingerprint() for track in subtitles),
+        end.fingerprint(),
     )
     current = _output_is_current(work / "render.key", render_key, config.output_path) and (work / "audio.wav").exists()
     audio_file = book_audio_file(work)
@@ -336,6 +341,10 @@ def _finish_book(
                     for piece in _master(streamed, config):
                         wav.write(piece)
                         yield piece
+                    if end.card_frames:  # the end card's time: the track ends with the video
+                        tail = np.zeros(end.card_frames * timing.sample_rate_hz // timing.fps, dtype=np.float32)
+                        wav.write(tail)
+                        yield tail
 
                 audio_file.parent.mkdir(parents=True, exist_ok=True)
                 encode_aac(audio_file, pieces(), timing.sample_rate_hz)
@@ -345,6 +354,7 @@ def _finish_book(
     mastering = None if current else threading.Thread(target=master, name="master", daemon=True)
     if mastering is not None:
         mastering.start()
+    tail = [] if end.card is None or current else [end_card_file(end.card, work, config.render, timing.fps)]
     executor.finish()
     busy = {**executor.busy_s, "voice": streamed.voice_busy_s}
     result.stage_seconds.update({f"{name} busy": round(seconds, 3) for name, seconds in sorted(busy.items())})
@@ -355,10 +365,32 @@ def _finish_book(
         mastering.join()
         if failures:
             raise failures[0]
-        join_video(config.output_path, segments, work, timing.fps, audio_file, timing.sample_rate_hz, subtitles)
+        join_video(
+            config.output_path,
+            segments,
+            work,
+            timing.fps,
+            audio_file,
+            timing.sample_rate_hz,
+            subtitles,
+            tail,
+            end.metadata,
+            end.chapters,
+        )
+        if config.render.split_chapters:
+            write_chapter_files(
+                config.output_path,
+                end.chapters,
+                [*((work / s.file_name, s.frames) for s in segments), *tail],
+                timing.fps,
+                work / "audio.wav",
+                subtitles,
+                end.metadata,
+            )
         progress.note(f"[render] {executor.rendered_note()}")
         atomic_write_text(work / "render.key", f"{render_key} {_output_stamp(config.output_path)}")
     srt_path = write_subtitles(config.output_path, subtitles)[0]
     lap("join")
-    result.output, result.subtitles, result.duration_s = config.output_path, srt_path, timing.duration_s
+    duration_s = timing.duration_s + end.card_frames / timing.fps
+    result.output, result.subtitles, result.duration_s = config.output_path, srt_path, duration_s
     return result

@@ -12,10 +12,12 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from comic_narrator.artifacts import Timing
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.cli import main
 from tests.conftest import SAMPLE_PAGE
 from tests.e2e.subtitle_files import srt_cues
+from tests.video.mp4_probe import probe_mp4
 
 pytestmark = pytest.mark.slow
 
@@ -73,3 +75,12 @@ def test_frames_without_a_cue_are_left_alone(runs: tuple[Path, Path]) -> None:
     assert first_cue_s > 1.0
     difference = np.abs(_frame_at(burned, 0.5).astype(int) - _frame_at(plain, 0.5))
     assert difference.mean() < 1.0
+
+
+def test_a_lone_page_is_titled_by_its_name_and_has_no_card_without_credits(runs: tuple[Path, Path]) -> None:
+    plain, _ = runs
+    with av.open(str(plain)) as container:
+        assert container.metadata["title"] == "peppercarrot-ep17-page2"
+        assert "artist" not in container.metadata
+    timing = Timing.model_validate_json((plain.parent / "work" / "timing.json").read_text(encoding="utf-8"))
+    assert probe_mp4(plain).video_s == pytest.approx(timing.duration_s, abs=1e-3)

@@ -57,6 +57,26 @@ def _speed(value: str) -> float:
     return number
 
 
+def _chapter_pages(value: str) -> tuple[int, ...]:
+    """--chapters: increasing 1-based input page numbers."""
+    from comic_narrator.timeline.chapters import parse_chapter_pages
+
+    try:
+        return parse_chapter_pages(value)
+    except ComicNarratorError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--chapters: ")) from None
+
+
+def _credit_lines(value: str) -> tuple[str, ...]:
+    """--credits: a file's lines, or the text's."""
+    from comic_narrator.video.endcard import given_credit_lines
+
+    try:
+        return given_credit_lines(value)
+    except ComicNarratorError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", type=Path, help="PDF, CBZ/ZIP, image folder, or a single image")
     parser.add_argument(
@@ -188,6 +208,28 @@ def _narrate_parser() -> argparse.ArgumentParser:
         "'en' for the English translation where the reading carries one",
     )
     parser.add_argument(
+        "--credits",
+        metavar="TEXT|FILE",
+        type=_credit_lines,
+        default=(),
+        help="lines for the end card, shown before what ComicInfo.xml or the PDF says and the credit lines found "
+        "on the pages: a text file (a line each) or the text itself ('\\n' between lines)",
+    )
+    parser.add_argument(
+        "--no-end-card", action="store_true", help="no closing card of the title, credits and licence notes"
+    )
+    parser.add_argument(
+        "--chapters",
+        type=_chapter_pages,
+        metavar="PAGES",
+        help="chapter markers at these input pages, e.g. '1,13,25' (default: ComicInfo.xml bookmarks or the PDF "
+        "outline, if any)",
+    )
+    parser.add_argument(
+        "--split-chapters", action="store_true", help="also write one MP4 per chapter (OUT-01.mp4, ...), each with "
+        "its own subtitle files",
+    )
+    parser.add_argument(
         "--jobs", type=_int_at_least(0), default=0, help="parallel synthesis and render workers (0 = one per core)"
     )
     parser.add_argument(
@@ -248,6 +290,10 @@ def _render_config(args: argparse.Namespace) -> RenderConfig:
         x264_params=RenderConfig.x264_params if args.preset == RenderConfig.preset else "",
         jobs=args.jobs,
         burn_subtitles=args.burn_subtitles,
+        end_card=not args.no_end_card,
+        credits=args.credits,
+        chapters=args.chapters or (),
+        split_chapters=args.split_chapters,
     )
     return render.draft() if args.draft else render
 

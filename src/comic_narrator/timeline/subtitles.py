@@ -70,6 +70,16 @@ class SubtitleTrack:
     def language_tag(self) -> str:
         return LANGUAGE_TAGS[self.lang]
 
+    def between(self, start_ms: int, end_ms: int) -> SubtitleTrack:
+        """The cues shown from ``start_ms`` to ``end_ms``, clipped to that span and timed from its start (one
+        chapter's track)."""
+        cues = tuple(
+            Cue(max(c.start_ms, start_ms) - start_ms, min(c.end_ms, end_ms) - start_ms, c.text)
+            for c in self.cues
+            if c.start_ms < end_ms and c.end_ms > start_ms
+        )
+        return SubtitleTrack(self.lang, cues, self.suffix)
+
     def fingerprint(self) -> str:
         """What the MP4 holds of this track, for the render's cache key."""
         return text_sha256(self.lang, self.suffix, *(f"{c.start_ms}:{c.end_ms}:{c.text}" for c in self.cues))

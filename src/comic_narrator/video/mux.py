@@ -8,7 +8,7 @@ per-segment audio would put a gap or a click at each join.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
@@ -23,6 +23,7 @@ from scipy.ndimage import minimum_filter1d
 
 from comic_narrator.audio.truepeak import block_true_peaks, dbfs
 from comic_narrator.errors import EngineError
+from comic_narrator.timeline.chapters import ChapterMark
 from comic_narrator.workdir import atomic_temp_path
 
 log = logging.getLogger("comic_narrator")
@@ -203,10 +204,13 @@ def mux_segments(
     fps: int,
     audio_file: Path,
     side_tracks: Sequence[SideTrack] = (),
+    metadata: Mapping[str, str] | None = None,
+    chapters: Sequence[ChapterMark] = (),
 ) -> int:
     """Join ``(segment file, frames)`` in order under the AAC of ``audio_file`` (its packets copied, its priming
-    kept) and the ``side_tracks`` (subtitles); returns the frames written. Segments must share their encoder
-    settings (one SPS/PPS); a segment that does not is named in the error."""
+    kept) and the ``side_tracks`` (subtitles), with the container ``metadata`` (``title``, ``artist``, ...) and
+    ``chapters`` (markers in the MP4's chapter list); returns the frames written. Segments must share their
+    encoder settings (one SPS/PPS); a segment that does not is named in the error."""
     if not segments:
         raise EngineError("no video segments to join", path=output)
     frame_time_base = Fraction(1, fps)
@@ -216,6 +220,20 @@ def mux_segments(
         av.open(str(segments[0][0])) as first,
         av.open(str(audio_file)) as audio_source,
     ):
+        container.metadata.update(metadata or {})
+        if chapters:
+            container.set_chapters(
+                [
+                    {
+                        "id": n,
+                        "start": c.start_frame,
+                        "end": c.end_frame,
+                        "time_base": frame_time_base,
+                        "metadata": {"title": c.title},
+                    }
+                    for n, c in enumerate(chapters, start=1)
+                ]
+            )
         template = first.streams.video[0]
         first_extradata = bytes(template.codec_context.extradata or b"")
         video = container.add_stream_from_template(template)

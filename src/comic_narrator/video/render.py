@@ -15,7 +15,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from functools import partial
@@ -29,6 +29,7 @@ import numpy.typing as npt
 from comic_narrator.artifacts import Book, CameraPlan
 from comic_narrator.config import RenderConfig
 from comic_narrator.progress import SILENT, Progress, StageProgress
+from comic_narrator.timeline.chapters import ChapterMark
 from comic_narrator.video.frames import PagePyramid
 from comic_narrator.video.mux import SideTrack, encode_aac, mux_segments
 from comic_narrator.video.segments import SEGMENT_DIR, Segment, plan_segments, render_segment
@@ -204,17 +205,22 @@ def join_video(
     audio: Iterable[npt.NDArray[np.float32]] | Path,
     sample_rate_hz: int,
     side_tracks: Sequence[SideTrack] = (),
+    tail: Sequence[tuple[Path, int]] = (),
+    metadata: Mapping[str, str] | None = None,
+    chapters: Sequence[ChapterMark] = (),
 ) -> int:
     """The book's AAC (encoded here from its pieces, a page each, or already encoded at ``audio``), then every
-    segment joined under it into ``output`` with the ``side_tracks`` (subtitles); segment files of other keys are
-    removed. Returns the frames written."""
+    segment and the ``tail`` (the end card: (file, frames)) joined under it into ``output`` with the
+    ``side_tracks`` (subtitles), the ``metadata`` and the ``chapters``; segment files of other keys are removed.
+    Returns the frames written."""
     folder = work_dir / SEGMENT_DIR
     audio_file = audio if isinstance(audio, Path) else book_audio_file(work_dir)
     if not isinstance(audio, Path):
         encode_aac(audio_file, audio, sample_rate_hz)
-    jobs = [(work_dir / s.file_name, s.frames) for s in segments]
-    frames = mux_segments(output, jobs, fps, audio_file, side_tracks)
-    _remove_leftovers(folder, {Path(s.file_name).name for s in segments} | {audio_file.name})
+    jobs = [*((work_dir / s.file_name, s.frames) for s in segments), *tail]
+    frames = mux_segments(output, jobs, fps, audio_file, side_tracks, metadata, chapters)
+    keep = {Path(s.file_name).name for s in segments} | {path.name for path, _ in tail} | {audio_file.name}
+    _remove_leftovers(folder, keep)
     return frames
 
 

@@ -1,0 +1,88 @@
+"""End to end on two pages of the bundled manga (its CBZ carries a ComicInfo.xml): the MP4's title and artist,
+the end card read back from the decoded frames with the bundled OCR, chapter markers at the pages' first frames,
+and one file per chapter with its own subtitles (real OCR, voices, camera and libx264)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from comic_narrator.artifacts import Timing
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.cli import main
+from tests.e2e.subtitle_files import mp4_subtitles, srt_cues
+from tests.video.mp4_probe import probe_mp4
+
+pytestmark = pytest.mark.slow
+
+MANGA = Path(__file__).parents[2] / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
+CREDIT = "Narrated by comic-narrator"
+
+
+@pytest.fixture(scope="module")
+def narrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("book-end") / "manga.mp4"
+    options = [str(MANGA), "--layout", "manga", "--pages", "1-2", "--voice-quality", "fast", "--draft", "-q"]
+    extras = ["--chapters", "1,2", "--split-chapters", "--credits", CREDIT]
+    assert main([*options, *extras, "-o", str(out)]) == 0
+    return out
+
+
+def _timing(out: Path) -> Timing:
+    return Timing.model_validate_json((out.parent / f"{out.name}.work" / "timing.json").read_text(encoding="utf-8"))
+
+
+def test_title_and_artist_come_from_comic_info(narrated: Path) -> None:
+    with av.open(str(narrated)) as container:
+        metadata = container.metadata
+    assert metadata["title"] == "ブラックジャックによろしく (Black Jack ni Yoroshiku)"
+    assert metadata["artist"] == "佐藤秀峰 (Shuho Sato)"
+    assert "free for any secondary use" in metadata["comment"]
+
+
+def test_the_video_ends_with_a_card_of_the_credits(narrated: Path) -> None:
+    pages_s = _timing(narrated).duration_s
+    streams = probe_mp4(narrated)
+    assert streams.video_s >= pages_s + 4.0 - 1e-6, "a card of at least 4 s after the pages"
+    assert abs(streams.video_s - streams.audio_s) <= 1 / streams.fps + 1e-6
+    with av.open(str(narrated)) as container:
+        frames = [f for f in container.decode(video=0) if f.time is not None and f.time >= pages_s + 1.0]
+    card = np.asarray(frames[len(frames) // 2].to_ndarray(format="rgb24"))
+    with RapidOcrEngine() as ocr:
+        read = " ".join(line.text for line in ocr.recognize(card, "en")).lower()
+    for words in ("narrated by", "shuho sato", "manga on web", "secondary use"):
+        assert words in read, f"{words!r} not on the card; OCR read {read!r}"
+
+
+def test_chapter_markers_start_at_their_pages(narrated: Path) -> None:
+    page_two_s = next(shot.start_s for shot in _timing(narrated).shots if shot.page == 1)
+    with av.open(str(narrated)) as container:
+        chapters = container.chapters()
+        total_s = float(container.duration or 0) / av.time_base
+    assert [c["metadata"]["title"] for c in chapters] == ["Chapter 1", "Chapter 2"]
+    bounds = [(float(c["start"] * c["time_base"]), float(c["end"] * c["time_base"])) for c in chapters]
+    assert bounds[0][0] == 0.0
+    assert bounds[0][1] == bounds[1][0] == pytest.approx(page_two_s, abs=0.001)
+    assert bounds[1][1] == pytest.approx(total_s, abs=0.05)
+
+
+def test_each_chapter_is_a_file_with_its_own_subtitles(narrated: Path) -> None:
+    whole = probe_mp4(narrated)
+    parts = [narrated.with_name(f"manga-{n:02d}.mp4") for n in (1, 2)]
+    probes = [probe_mp4(part) for part in parts]
+    assert sum(probe.frames for probe in probes) == whole.frames
+    for probe in probes:
+        assert abs(probe.video_s - probe.audio_s) <= 1 / probe.fps + 1e-6
+    start_s = probes[0].video_s
+    book = srt_cues(narrated.with_suffix(".srt"))
+    for part, (low, high) in zip(parts, [(0.0, start_s), (start_s, whole.video_s)], strict=True):
+        cues = srt_cues(part.with_suffix(".srt"))
+        assert cues, f"{part.name} has subtitles"
+        assert [text for _, _, text in mp4_subtitles(part)[0][2]] == [text for _, _, text in cues]
+        expected = [(max(s, low) - low, min(e, high) - low, t) for s, e, t in book if s < high and e > low]
+        assert [t for _, _, t in cues] == [t for _, _, t in expected]
+        times = np.array([(s, e) for s, e, _ in cues]) - np.array([(s, e) for s, e, _ in expected])
+        assert np.abs(times).max() <= 0.0011, "the book's cues, timed from the chapter's start"
