@@ -25,7 +25,7 @@ from comic_narrator.config import (
 from comic_narrator.errors import ComicNarratorError
 from comic_narrator.progress import Progress
 
-SUBCOMMANDS = ("narrate", "read", "inspect", "eval", "voices", "gpu", "export")
+SUBCOMMANDS = ("narrate", "read", "inspect", "eval", "voices", "gpu", "review", "export")
 LOG_NAME = "comic-narrator.log"
 
 log = logging.getLogger("comic_narrator")
@@ -302,16 +302,19 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     output = args.output or Path(args.input.name).with_suffix(".mp4")
     if output.suffix.lower() != ".mp4":
         output = output.with_name(output.name + ".mp4")
+    from comic_narrator.web.edits import review_cast_file
+
+    work_dir = args.work_dir or _default_work_dir(output)
     return RunConfig(
         input_path=args.input,
         output_path=output,
-        work_dir=args.work_dir or _default_work_dir(output),
+        work_dir=work_dir,
         ingest=_ingest_config(args),
         vision=_vision_config(args),
         voice=VoiceConfig(
             narrator_voice=args.narrator_voice,
             quality=args.voice_quality,
-            cast_file=args.cast,
+            cast_file=args.cast or review_cast_file(work_dir),  # the voices `review` saved, unless --cast
             speed=args.speed,
             jobs=args.jobs,
             read_captions=not args.no_captions,
@@ -507,6 +510,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _delegate("comic_narrator.cli.voices", rest)
     if command == "gpu":
         return _delegate("comic_narrator.cli.gpu", rest)
+    if command == "review":
+        return _delegate("comic_narrator.cli.review", rest)
     if command == "export":
         return _delegate("comic_narrator.cli.readalong", rest)
     if command == "narrate":

@@ -1,0 +1,213 @@
+"""`comic-narrator review` end to end: the real command narrates the sample page and serves the review page on
+loopback; requests without the token are refused, only the work folder's files are served, malformed edits are
+refused without touching the disk, a line is voiced on demand, and in headless Chromium an edited line and a new
+voice are saved and used by the next run."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import pytest
+import soundfile
+import yaml
+
+from comic_narrator.artifacts import BookReading, Cast, ClipList, Script
+from comic_narrator.cli import main
+from tests.conftest import SAMPLE_PAGE
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+pytestmark = pytest.mark.slow
+RUN_OPTIONS = ["-q", "--voice-quality", "fast", "--draft"]
+NEW_TEXT = "Off we go to the land of the setting moons, where Shichimi lives!"
+
+
+@dataclass(frozen=True)
+class Review:
+    url: str
+    host: str
+    port: int
+    token: str
+    output: Path
+    work: Path
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
+    output = tmp_path_factory.mktemp("review") / "page.mp4"
+    command = [sys.executable, "-c", "import sys; from comic_narrator.cli import main; sys.exit(main(sys.argv[1:]))"]
+    command += ["review", str(SAMPLE_PAGE), "-o", str(output), *RUN_OPTIONS, "--no-browser"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or []], daemon=True).start()
+    try:
+        url, deadline = "", time.monotonic() + 600
+        while not url and time.monotonic() < deadline and process.poll() is None:
+            try:
+                line = lines.get(timeout=1)
+            except queue.Empty:
+                continue
+            url = line.removeprefix("review: ").strip() if line.startswith("review: ") else ""
+        assert url, f"the review server did not start (exit status {process.poll()})"
+        parts = urlsplit(url)
+        assert parts.hostname == "127.0.0.1"
+        yield Review(
+            url,
+            parts.hostname,
+            parts.port or 80,
+            parts.query.removeprefix("token="),
+            output,
+            output.with_name("page.mp4.work"),
+        )
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _request(
+    review: Review, method: str, path: str, body: bytes | None = None, token: str | None = None
+) -> tuple[int, bytes]:
+    """One request with the path sent exactly as given (no client-side tidying of '..')."""
+    connection = http.client.HTTPConnection(review.host, review.port, timeout=120)
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["X-Review-Token"] = token
+    connection.request(method, path, body=body, headers=headers)
+    answer = connection.getresponse()
+    data = answer.read()
+    connection.close()
+    return answer.status, data
+
+
+def test_requests_without_the_token_are_refused(review: Review) -> None:
+    assert _request(review, "GET", f"/?token={review.token}")[0] == 200
+    for path in ("/", "/?token=wrong", "/api/book", "/files/script.json", "/static/review.js"):
+        status, body = _request(review, "GET", path)
+        assert status == 403 and b"token" in body, path
+    script = (review.work / "script.json").read_bytes()
+    status, _ = _request(review, "POST", "/api/save", b'{"lines": [], "voices": {}}', token="wrong")
+    assert status == 403 and (review.work / "script.json").read_bytes() == script
+
+
+def test_only_files_of_the_work_folder_are_served(review: Review) -> None:
+    status, body = _request(review, "GET", f"/files/book.json?token={review.token}")
+    assert status == 200 and body == (review.work / "book.json").read_bytes()
+    outside = review.work.parent / "secret.txt"
+    outside.write_text("not yours", encoding="utf-8")
+    (review.work / "link-out.txt").symlink_to(outside)
+    for path in (
+        "../secret.txt",
+        "%2e%2e/secret.txt",
+        "..%2fsecret.txt",
+        "link-out.txt",
+        "/etc/hostname",
+        "pages/../../secret.txt",
+        "",
+        "clips",
+    ):
+        status, body = _request(review, "GET", f"/files/{path}?token={review.token}")
+        assert status == 404 and b"not yours" not in body, path
+
+
+def test_a_malformed_edit_is_refused_and_changes_nothing(review: Review) -> None:
+    script = Script.model_validate_json((review.work / "script.json").read_bytes())
+    before = {p.name: p.read_bytes() for p in review.work.iterdir() if p.is_file() and p.suffix != ".log"}
+    first = script.lines[0].model_dump()
+    bad_edits = {
+        b"{not json": "not a valid edit",
+        json.dumps({"lines": [{**first, "panel": 40}], "voices": {}}).encode(): "line 1: page 1 has panels 1..",
+        json.dumps({"lines": [{**first, "page": 7}], "voices": {}}).encode(): "line 1: page 8 is not in the book",
+        json.dumps({"lines": [{**first, "text": "   "}], "voices": {}}).encode(): "line 1: the text is empty",
+        json.dumps({"lines": [{**first, "emotion": "smug"}], "voices": {}}).encode(): "first at lines.0.emotion",
+        json.dumps({"lines": [{**first, "speaker": "a b/c"}], "voices": {}}).encode(): "is not an id",
+        json.dumps({"lines": [first, first], "voices": {}}).encode(): "line 2: id p001-t01 is used twice",
+        json.dumps({"lines": [first], "voices": {first["speaker"]: "no-such-voice"}}).encode(): "unknown voice",
+        json.dumps({"lines": [first], "voices": {}, "extra": 1}).encode(): "first at extra",
+    }
+    for body, expected in bad_edits.items():
+        status, answer = _request(review, "POST", "/api/save", body, token=review.token)
+        assert status == 400, body
+        assert expected in json.loads(answer)["error"], (body, answer)
+    after = {p.name: p.read_bytes() for p in review.work.iterdir() if p.is_file() and p.suffix != ".log"}
+    assert after == before, "a refused edit wrote nothing"
+    assert not list(review.work.glob(".review-*")), "no scratch copies left behind"
+
+
+def test_a_line_is_voiced_on_demand_and_then_reused(review: Review) -> None:
+    line = Script.model_validate_json((review.work / "script.json").read_bytes()).lines[0].model_dump()
+    request = json.dumps({"line": {**line, "text": "A line nobody has voiced before."}, "voice": "en-joe-deep"})
+    started = time.monotonic()
+    status, answer = _request(review, "POST", "/api/clip", request.encode(), token=review.token)
+    first_s = time.monotonic() - started
+    assert status == 200, answer
+    url = json.loads(answer)["url"]
+    assert url.startswith("/files/clips/") and url.endswith(".wav")
+    status, wav = _request(review, "GET", f"{url}?token={review.token}")
+    assert status == 200 and wav[:4] == b"RIFF"
+    info = soundfile.info(str(review.work / url.removeprefix("/files/")))
+    assert info.duration > 1.0, "a whole sentence of speech"
+    started = time.monotonic()
+    assert json.loads(_request(review, "POST", "/api/clip", request.encode(), token=review.token)[1])["url"] == url
+    assert time.monotonic() - started < first_s, "the second play is the cached clip"
+
+
+def _wait_for(condition: object, what: str, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if callable(condition) and condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_an_edit_saved_in_the_browser_is_used_by_the_next_run(browser: WebDriver, review: Review) -> None:
+    from selenium.webdriver.support.select import Select
+
+    reading = BookReading.model_validate_json((review.work / "reading.json").read_bytes())
+    script = Script.model_validate_json((review.work / "script.json").read_bytes())
+    first = script.lines[0]
+    browser.get(review.url)
+    _wait_for(lambda: browser.execute_script("return window.review.loaded()"), "the page to load")
+    assert len(browser.find_elements("css selector", "svg rect.panel")) == len(reading.pages[0].panels)
+    assert len(browser.find_elements("css selector", "svg rect.text")) == len(reading.pages[0].texts)
+    rows = browser.find_elements("css selector", "#lines li")
+    assert [row.get_attribute("data-id") for row in rows] == [line.id for line in script.lines]
+    text = rows[0].find_element("css selector", "textarea.text")
+    text.clear()
+    text.send_keys(NEW_TEXT)
+    voice = Select(browser.find_element("css selector", f"#cast tr[data-speaker='{first.speaker}'] select"))
+    old_voice = voice.first_selected_option.get_attribute("value")
+    new_voice = next(o.get_attribute("value") for o in voice.options if o.get_attribute("value") != old_voice)
+    voice.select_by_value(str(new_voice))
+    assert browser.execute_script("return window.review.dirty()")
+    browser.find_element("id", "save").click()
+    _wait_for(lambda: "saved" in browser.find_element("id", "status").text, "the save")
+    saved = Script.model_validate_json((review.work / "script.json").read_bytes())
+    assert saved.lines[0].text == NEW_TEXT and saved.lines[1:] == script.lines[1:]
+    assert yaml.safe_load((review.work / "review-cast.yaml").read_text(encoding="utf-8"))[first.speaker] == new_voice
+
+    assert main([str(SAMPLE_PAGE), "-o", str(review.output), *RUN_OPTIONS]) == 0
+    assert NEW_TEXT in review.output.with_suffix(".srt").read_text(encoding="utf-8")
+    cast = Cast.model_validate_json((review.work / "cast.json").read_bytes())
+    assert cast.voice_for(first.speaker).voice == new_voice
+    clips = ClipList.model_validate_json((review.work / "clips.json").read_bytes()).clips
+    assert {c.voice for c in clips if c.line_id in {ln.id for ln in saved.lines if ln.speaker == first.speaker}} == {
+        new_voice
+    }
