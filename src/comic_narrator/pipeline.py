@@ -6,29 +6,22 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from comic_narrator import __version__
 from comic_narrator.artifacts import Book, BookReading, Cast, ClipList, Script
 from comic_narrator.config import IngestConfig, RunConfig
-from comic_narrator.errors import ArtifactError, InputError
+from comic_narrator.errors import ArtifactError
 from comic_narrator.flow.engines import Engines
+from comic_narrator.flow.stages import book_key, render_key, script_key
 from comic_narrator.flow.stream import Streamed
 from comic_narrator.ingest.book import ingest_book, input_kind
 from comic_narrator.progress import SILENT, Progress
-from comic_narrator.workdir import (
-    atomic_write_text,
-    file_sha256,
-    read_artifact,
-    read_cached_artifact,
-    text_sha256,
-    write_artifact,
-)
+from comic_narrator.workdir import StageCache, atomic_write_text, file_sha256, read_artifact, write_artifact
 
 if TYPE_CHECKING:
     from comic_narrator.flow.executor import LocalExecutor
@@ -52,51 +45,21 @@ class RunResult:
     failures: list[str] = field(default_factory=list)
 
 
-# --------------------------------------------------------------------------------------------- cache keys
-
-
-def input_fingerprint(path: Path) -> str:
-    """Content hash of the input: the file's bytes, or every file's name and bytes in a folder."""
-    if path.is_dir():
-        parts = [f"{p.relative_to(path).as_posix()}:{_input_sha256(p)}" for p in sorted(path.rglob("*")) if p.is_file()]
-        return text_sha256(*parts)
-    return _input_sha256(path)
-
-
-def _input_sha256(path: Path) -> str:
-    try:
-        return file_sha256(path)
-    except OSError as exc:  # an unreadable page in a folder is bad input, named, not an internal error
-        raise InputError(f"cannot read ({exc.strerror})", path=path) from exc
-
-
-def _key_matches(key_file: Path, key: str) -> bool:
-    try:
-        return key_file.read_text(encoding="utf-8").strip() == key
-    except OSError:
-        return False
-
-
 # --------------------------------------------------------------------------------------------- stages
 
 
 def load_or_ingest(input_path: Path, config: IngestConfig, work_dir: Path, progress: Progress = SILENT) -> Book:
     """Stage 1: pages as PNGs. Reused when the input's bytes and the ingest options are unchanged."""
     input_kind(input_path)  # fail early and clearly on a missing/empty/unknown input
-    key = text_sha256(
-        "book",
-        str(Book.model_fields["schema_version"].default),
-        input_fingerprint(input_path),
-        json.dumps(asdict(config), sort_keys=True, default=str),
-    )
-    book_file, key_file = work_dir / "book.json", work_dir / "book.key"
-    stored = read_cached_artifact(book_file, Book) if _key_matches(key_file, key) else None
+    key, cache = book_key(input_path, config), StageCache(work_dir)
+    book_file = work_dir / "book.json"
+    stored = cache.load(book_file, Book) if cache.recorded("book") == [key] else None
     if stored is not None and all((work_dir / page.image_file).exists() for page in stored.pages):
         progress.note(f"[ingest] reusing {len(stored.pages)} page(s) from {work_dir}")
         return stored
     book = ingest_book(input_path, config, work_dir / "pages", progress)
-    write_artifact(book_file, book)
-    atomic_write_text(key_file, key)
+    cache.store(book_file, book)
+    cache.record("book", key)
     return book
 
 
@@ -113,9 +76,8 @@ def given_script(run: RunConfig, progress: Progress) -> tuple[Script | None, Pat
     if run.script_file is not None:
         progress.note(f"[script] using {run.script_file}")
         return read_artifact(run.script_file, Script), run.script_file
-    script_file, key_file = run.work_dir / "script.json", run.work_dir / "script.key"
-    if script_file.exists() and key_file.exists():
-        stored = key_file.read_text(encoding="utf-8").split()
+    script_file, stored = run.work_dir / "script.json", StageCache(run.work_dir).recorded("script")
+    if script_file.exists() and stored:
         written_sha = stored[1] if len(stored) == 2 else ""
         if file_sha256(script_file) != written_sha:
             progress.note(f"[script] {script_file} was edited: using it as it is")
@@ -126,11 +88,9 @@ def given_script(run: RunConfig, progress: Progress) -> tuple[Script | None, Pat
 def _write_script(run: RunConfig, reading: BookReading, script: Script, edited: bool) -> None:
     if edited:
         return
-    # What the lines depend on; how many voices are made at once (--jobs) is not among it.
-    options = json.dumps(asdict(replace(run.voice, jobs=0)), default=str)
-    inputs_key = text_sha256("script", reading.model_dump_json(), options)
-    written_sha = write_artifact(run.work_dir / "script.json", script)
-    atomic_write_text(run.work_dir / "script.key", f"{inputs_key} {written_sha}")
+    cache = StageCache(run.work_dir)
+    written_sha = cache.store(run.work_dir / "script.json", script)
+    cache.record("script", script_key(reading, run.voice), written_sha)
 
 
 def _output_stamp(path: Path) -> str:
@@ -138,11 +98,9 @@ def _output_stamp(path: Path) -> str:
     return f"{stat.st_size}:{stat.st_mtime_ns}"
 
 
-def _output_is_current(key_file: Path, key: str, output: Path) -> bool:
+def _output_is_current(cache: StageCache, key: str, output: Path) -> bool:
     """True when ``output`` is the very file an earlier render with the same inputs wrote (size and mtime)."""
-    if not output.exists() or not key_file.exists():
-        return False
-    return key_file.read_text(encoding="utf-8").split() == [key, _output_stamp(output)]
+    return output.exists() and cache.recorded("render") == [key, _output_stamp(output)]
 
 
 def _record_failures(work_dir: Path, failures: list[str]) -> None:
@@ -316,17 +274,9 @@ def _finish_book(
         for segment in page_segments(page, config, streamed.script.lang)
     ]
     end = book_end(config, streamed, timing.fps)
-    render_key = text_sha256(
-        "render",
-        __version__,
-        timing.model_dump_json(),
-        *(f"{clip.line_id}:{clip.cache_key}" for clip in clips),
-        json.dumps(asdict(config.audio), default=str),
-        *(segment.key for segment in segments),
-        *(track.fingerprint() for track in subtitles),
-        end.fingerprint(),
-    )
-    current = _output_is_current(work / "render.key", render_key, config.output_path) and (work / "audio.wav").exists()
+    key = render_key(timing, clips, config.audio, segments, subtitles, end.fingerprint())
+    cache = StageCache(work)
+    current = _output_is_current(cache, key, config.output_path) and (work / "audio.wav").exists()
     audio_file = book_audio_file(work)
     failures: list[BaseException] = []
 
@@ -388,7 +338,7 @@ def _finish_book(
                 end.metadata,
             )
         progress.note(f"[render] {executor.rendered_note()}")
-        atomic_write_text(work / "render.key", f"{render_key} {_output_stamp(config.output_path)}")
+        cache.record("render", key, _output_stamp(config.output_path))
     srt_path = write_subtitles(config.output_path, subtitles)[0]
     lap("join")
     duration_s = timing.duration_s + end.card_frames / timing.fps

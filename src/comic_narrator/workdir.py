@@ -109,3 +109,41 @@ def ensure_writable_output(path: Path) -> None:
         raise OutputError("is a folder, not a file", path=path)
     if not os.access(parent, os.W_OK):
         raise OutputError(f"the folder {parent} is not writable", path=path)
+
+
+class StageCache:
+    """The one cache of a work folder, which every stage uses. Two kinds of entry:
+
+    - content-addressed entries, ``WORK/<folder>/<name>.<key><suffix>`` (a page's reading, a line's clip, a
+      video segment): a changed input is another key and so another file, so a stale entry is never read;
+    - keyed files at a fixed name that people read or edit (``book.json``, ``script.json``, the MP4), whose key
+      is kept beside them in ``WORK/<name>.key`` with whatever else tells that the file is the one written
+      (the script's bytes, the MP4's size and time).
+
+    Every write is atomic and a damaged entry is redone, never trusted (see :func:`read_cached_artifact`)."""
+
+    def __init__(self, work_dir: Path) -> None:
+        self.work_dir = work_dir
+
+    def entry(self, folder: str, key: str, name: str = "", suffix: str = ".json") -> Path:
+        return self.work_dir / folder / (f"{name}.{key}{suffix}" if name else f"{key}{suffix}")
+
+    def load(self, path: Path, model: type[ModelT]) -> ModelT | None:
+        return read_cached_artifact(path, model)
+
+    def store(self, path: Path, artifact: BaseModel) -> str:
+        """Writes the artifact; returns the sha256 of its bytes."""
+        return write_artifact(path, artifact)
+
+    def key_file(self, name: str) -> Path:
+        return self.work_dir / f"{name}.key"
+
+    def recorded(self, name: str) -> list[str]:
+        """What :meth:`record` last wrote for ``name`` (its key first), or [] when nothing was."""
+        try:
+            return self.key_file(name).read_text(encoding="utf-8").split()
+        except OSError:
+            return []
+
+    def record(self, name: str, key: str, *proof: str) -> None:
+        atomic_write_text(self.key_file(name), " ".join((key, *proof)))

@@ -19,7 +19,7 @@ from comic_narrator.artifacts import Book, BookReading, PageImage, PageReading
 from comic_narrator.config import LlmConfig, VisionConfig
 from comic_narrator.errors import ComicNarratorError, InputError
 from comic_narrator.progress import SILENT, Progress
-from comic_narrator.workdir import read_cached_artifact, text_sha256, write_artifact
+from comic_narrator.workdir import StageCache, text_sha256
 
 if TYPE_CHECKING:
     from comic_narrator.backends.openai_chat import OpenAIChatClient
@@ -85,8 +85,9 @@ def read_one_page(
     the page (the page is then shown unread), and whether it came from the cache."""
     from comic_narrator.reading.reader import read_page
 
-    cached = work_dir / "readings" / f"page-{page.index + 1:04d}.{local_reading_key(book, page, config, ocr.name)}.json"
-    stored = read_cached_artifact(cached, PageReading)
+    cache = StageCache(work_dir)
+    cached = cache.entry("readings", local_reading_key(book, page, config, ocr.name), name=page_name(page))
+    stored = cache.load(cached, PageReading)
     if stored is not None:
         return stored, None, True
     image = load_page_rgb(work_dir, page)
@@ -97,7 +98,7 @@ def read_one_page(
     except Exception as exc:  # a reader bug on one odd page must not lose the rest of the book
         log.exception("reading page %s failed", page.index + 1)
         return _unread_page(page), f"page {page.index + 1} ({page.source}): reading failed: {exc!r}", False
-    write_artifact(cached, reading)
+    cache.store(cached, reading)
     return reading, None, False
 
 
@@ -124,20 +125,33 @@ def refine_one_page(
     page: PageImage, local: PageReading, client: OpenAIChatClient, model: str, llm: LlmConfig, work_dir: Path
 ) -> tuple[PageReading, bool]:
     """One page's local reading refined by the LLM (cached per page); a page without text is left as it is."""
-    from comic_narrator.reading.llm_reader import refine_with_llm, request_fingerprint
+    from comic_narrator.reading.llm_reader import refine_with_llm
 
     if not local.texts:
         return local, True
-    request = request_fingerprint(llm.max_image_side_px, llm.max_tokens, llm.disable_thinking)
-    # The model, not the server's address: the same model behind another endpoint gives the same reading.
-    key = text_sha256("llm-reading", __version__, local.model_dump_json(), request, model)[:20]
-    cached = work_dir / "readings" / f"page-{page.index + 1:04d}.llm.{key}.json"
-    stored = read_cached_artifact(cached, PageReading)
+    cache = StageCache(work_dir)
+    cached = cache.entry("readings", llm_reading_key(local, llm, model), name=f"{page_name(page)}.llm")
+    stored = cache.load(cached, PageReading)
     if stored is not None:
         return stored, True
     refined = refine_with_llm(load_page_rgb(work_dir, page), local, client, llm.max_image_side_px)
-    write_artifact(cached, refined)
+    cache.store(cached, refined)
     return refined, False
+
+
+def llm_reading_key(local: PageReading, llm: LlmConfig, model: str) -> str:
+    """What a page's LLM reading depends on: its local reading, the request (instructions, answer schema, image
+    size, token cap, thinking switch) and the model's name. Not the server's address: the same model behind
+    another endpoint gives the same reading."""
+    from comic_narrator.reading.llm_reader import request_fingerprint
+
+    request = request_fingerprint(llm.max_image_side_px, llm.max_tokens, llm.disable_thinking)
+    return text_sha256("llm-reading", __version__, local.model_dump_json(), request, model)[:20]
+
+
+def page_name(page: PageImage) -> str:
+    """A page's cache entries start with its place in the book, so a person can find them."""
+    return f"page-{page.index + 1:04d}"
 
 
 def _refine_with_llm(
