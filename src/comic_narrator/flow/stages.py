@@ -182,7 +182,14 @@ STAGES: tuple[Stage, ...] = (
         "comic_narrator.video.render:join_video",
         "the MP4",
         "comic_narrator.flow.stages:render_key",
-        ("the timeline", "every clip's key", "the audio options", "every segment's key", "the subtitle cues"),
+        (
+            "the timeline",
+            "every clip's key",
+            "the audio options",
+            "every segment's key",
+            "the subtitle cues",
+            "the end card, chapter marks and metadata",
+        ),
         ("render.key",),
     ),
 )
