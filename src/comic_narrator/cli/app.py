@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from comic_narrator import __version__
+from comic_narrator.cli.audiobook import add_audiobook_option, write_audiobook
 from comic_narrator.cli.options import add_tts_reference_option, url_list_arg
 from comic_narrator.cli.readalong import add_read_along_option, write_read_along
 from comic_narrator.config import (
@@ -248,6 +249,7 @@ def _narrate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tts-voices", help="comma-separated server voices for casting (default: as listed)")
     add_tts_reference_option(parser)
     add_read_along_option(parser)
+    add_audiobook_option(parser)
     parser.add_argument("--version", action="version", version=f"comic-narrator {__version__}")
     return parser
 
@@ -419,6 +421,8 @@ def narrate_main(argv: Sequence[str]) -> int:
             )
             if args.read_along is not None:
                 write_read_along(config.work_dir, args.read_along)
+            if args.audiobook and result.output is not None:
+                write_audiobook(result.output, config.work_dir)
         return PAGES_FAILED_EXIT if result.failures else 0
 
     log_path = _setup_log(config.work_dir if config.output_path.parent.exists() else None)

@@ -13,6 +13,7 @@ from dataclasses import replace
 def main(argv: Sequence[str]) -> int:
     from comic_narrator import pipeline
     from comic_narrator.cli.app import _narrate_parser, run_config_from_args
+    from comic_narrator.cli.audiobook import write_audiobook
     from comic_narrator.cli.readalong import write_read_along
     from comic_narrator.progress import Progress
     from comic_narrator.voice.voicebank import open_voice_bank
@@ -41,6 +42,8 @@ def main(argv: Sequence[str]) -> int:
         again = pipeline.run(replace(config, voice=replace(config.voice, cast_file=cast_file)), progress)
         if args.read_along is not None:
             write_read_along(config.work_dir, args.read_along)
+        if args.audiobook and again.output is not None:
+            write_audiobook(again.output, config.work_dir)
         return f"wrote {again.output} ({again.duration_s:.1f} s of video)"
 
     with open_voice_bank(config.voice) as bank:
