@@ -17,6 +17,7 @@ from comic_narrator.ingest.book import ingest_book
 from comic_narrator.ingest.selection import natural_key, parse_page_selection
 from comic_narrator.ingest.webtoon import content_segments, slice_rows
 from tests.conftest import SAMPLE_PAGE, corpus_path
+from tests.e2e.test_tall_strip import _row_offsets
 
 
 def _png_bytes(width: int, height: int, value: int) -> bytes:
@@ -120,7 +121,12 @@ def test_tall_image_becomes_segments(tmp_path: Path) -> None:
     assert len(book.pages) >= 3
     assert {p.source_page_number for p in book.pages} == {1}
     assert [p.segment for p in book.pages] == list(range(1, len(book.pages) + 1))
-    assert sum(p.height_px for p in book.pages) <= strip.shape[0]
+    # Each segment is a band of the strip's own rows, pixel for pixel, the bands in order down the strip without
+    # overlapping (_row_offsets finds each stored slice's rows on the strip, after the previous one).
+    offsets = _row_offsets(strip, tmp_path, book)
+    ends = [y + p.height_px for y, p in zip(offsets, book.pages, strict=True)]
+    assert all(end <= start for end, start in zip(ends, offsets[1:], strict=False))
+    assert all(p.width_px == strip.shape[1] for p in book.pages)
 
 
 def test_1000_by_40000_strip_is_admitted(tmp_path: Path) -> None:

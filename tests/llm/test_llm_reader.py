@@ -41,8 +41,12 @@ def test_read_json_with_llm_names_speakers(tmp_path: Path, capsys: pytest.Captur
         page = reading["pages"][0]
         assert page["vision"] == "llm:test-vlm"
         assert {c["id"] for c in page["characters"]} == {"pepper", "carrot"}
-        speakers = {t["speaker"] for t in page["texts"] if t["kind"] in ("speech", "shout")}
-        assert speakers <= {"pepper", "carrot"} and speakers
+        # The chat server names each balloon by the side of the page its prompt line puts it on (left: Pepper):
+        # every answer must land on the region it was given for, not merely name somebody.
+        spoken = [t for t in page["texts"] if t["kind"] in ("speech", "shout")]
+        centres_pct = [f"{100 * (t['bbox'][0] + t['bbox'][2] / 2) / page['width']:.0f}" for t in spoken]  # as sent
+        sides = ["pepper" if int(pct) < 50 else "carrot" for pct in centres_pct]
+        assert [t["speaker"] for t in spoken] == sides and set(sides) == {"pepper", "carrot"}
         assert all(t["speaker"] is None for t in page["texts"] if t["kind"] in ("caption", "sound"))
         first_request = state.requests[0]
         assert first_request["model"] == "test-vlm"

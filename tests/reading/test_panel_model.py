@@ -58,7 +58,9 @@ def test_the_model_ships_inside_the_package() -> None:
 def test_bundled_manga_sample_panels_in_manga_order() -> None:
     """The sample is pages 8-11 of the annotated volume, downscaled: every page's panels found, in order."""
     gt = _gt_pages()
-    for name, rgb in _sample_pages():
+    pages = _sample_pages()
+    assert len(pages) == 4  # pages 8-11: the loop below checks each
+    for name, rgb in pages:
         number = int("".join(c for c in Path(name).stem if c.isdigit())[-2:])
         boxes = gt[f"bj01_{number:06d}.jpg"]
         scale = rgb.shape[1] / 1240

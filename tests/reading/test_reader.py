@@ -146,13 +146,35 @@ def test_overlay_draws_without_touching_the_input(ocr: RapidOcrEngine) -> None:
 def test_forced_language_is_kept(ocr: RapidOcrEngine, lang: str) -> None:
     config = VisionConfig(lang=lang)  # type: ignore[arg-type]
     reading = read_bundled(ocr, DATA / "wikipe-tan" / "page1.ja.jpg", config)
-    assert {t.lang for t in reading.texts} <= {lang}
+    assert reading.texts and {t.lang for t in reading.texts} == {lang}
 
 
-def test_speakers_are_linked_across_pages(ocr: RapidOcrEngine) -> None:
+def test_linking_real_pages_renames_speakers_only(ocr: RapidOcrEngine) -> None:
+    """What linking does to real pages: ids book-wide, texts and order untouched. Whether one figure keeps one id
+    from page to page is checked on drawn pages, where the truth is known (test_synthetic_pages.py); a linker that
+    only kept each page's own ids passes this test and fails that one."""
     readings = [read_bundled(ocr, DATA / "peppercarrot-ep17" / name) for name in ("page1.jpg", "page4.jpg")]
     linked = link_speakers(readings)
     ids = [t.speaker for r in linked for t in r.texts if t.speaker is not None]
     assert ids and all(i.startswith("char") for i in ids)
     # Linking renames ids book-wide; texts and their order are untouched.
     assert [[t.text for t in r.texts] for r in linked] == [[t.text for t in r.texts] for r in readings]
+    # The first page starts the book's characters: its ids are its own.
+    assert linked[0].texts == readings[0].texts
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="linking splits Pepper on page 4: her last line joins no cluster of page 1's mixed speakers (char2)",
+)
+def test_one_speaker_of_a_real_page_keeps_one_id_after_linking(ocr: RapidOcrEngine) -> None:
+    """Page 4's four spoken lines are all Pepper's (tests/data/vision/peppercarrot-ep17/gt.json). Read alone, the
+    page gives them one id; linked after page 1 (whose balloons mix Pepper and her teachers) the last one gets a
+    new id. Strict: the day linking keeps them together, this test fails and the mark comes off."""
+    gt = json.loads((DATA / "peppercarrot-ep17" / "gt.json").read_text(encoding="utf-8"))["pages"][1]
+    assert {t["speaker"] for p in gt["panels"] for t in p["texts"] if t["kind"] == "speech"} == {"Pepper"}
+    readings = [read_bundled(ocr, DATA / "peppercarrot-ep17" / name) for name in ("page1.jpg", "page4.jpg")]
+    alone = {t.speaker for t in readings[1].texts if t.kind in ("speech", "shout")}
+    assert len(alone) == 1
+    linked = link_speakers(readings)[1]
+    assert len({t.speaker for t in linked.texts if t.kind in ("speech", "shout")}) == 1
