@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Protocol, Self
 
@@ -19,8 +20,27 @@ class VoiceRecipe(Protocol):
     def shift(self) -> VoiceShift | None: ...
 
 
+DEVICE_ENV = "COMIC_NARRATOR_TTS_DEVICE"
+"""``cuda`` runs the sessions on the GPU (the voice server of a GPU stack sets it); unset or ``cpu``: the CPU."""
+
+
+def session_providers() -> list[str]:
+    """onnxruntime's providers for the bundled voices: CUDA first when asked for (operators it has no kernel
+    for fall back to the CPU), which fails clearly where the installed onnxruntime has no CUDA."""
+    import onnxruntime
+
+    if os.environ.get(DEVICE_ENV, "cpu") != "cuda":
+        return ["CPUExecutionProvider"]
+    if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+        raise EngineError(
+            f"{DEVICE_ENV}=cuda but this onnxruntime has no CUDA provider (install onnxruntime-gpu in its place)"
+        )
+    return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+
+
 def cpu_session(model: Path, threads: int) -> Any:
-    """An onnxruntime CPU session on ``threads`` threads (1 = the calling thread: lines run in parallel instead)."""
+    """An onnxruntime session on ``threads`` CPU threads (1 = the calling thread: lines run in parallel instead),
+    on the GPU where :data:`DEVICE_ENV` asks for it."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -29,7 +49,7 @@ def cpu_session(model: Path, threads: int) -> Any:
     # Memory patterns plan the arena for one input shape; every new line length grew it (Kokoro's session went from
     # 533 to 707 MiB over a strip's 77 lines, 572 to 656 MiB without them), at no measurable cost in speed.
     options.enable_mem_pattern = False
-    return onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+    return onnxruntime.InferenceSession(str(model), sess_options=options, providers=session_providers())
 
 
 class BundledEngine:

@@ -1,0 +1,111 @@
+"""The voice server (the project's voices behind /v1/audio/speech) on loopback, on the CPU: what a run's OpenAI
+speech engine gets from it is the bank's own voice, bad requests are refused with a reason, and a release closes
+the sessions without breaking the next line."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from comic_narrator.backends.openai_speech import OpenAISpeechEngine
+from comic_narrator.backends.protocols import Delivery
+from comic_narrator.config import VoiceConfig
+from comic_narrator.gpu.tts_server import make_server
+from comic_narrator.voice.voicebank import VoiceBank
+
+VOICE = "en-joe-woman"
+TEXT = "The witch flew over the forest before the storm."
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    server = make_server("127.0.0.1", 0, "cpu")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _call(url: str, method: str, path: str, body: Any = None) -> tuple[int, bytes]:
+    data = json.dumps(body).encode() if body is not None else (b"" if method == "POST" else None)
+    request = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def test_it_binds_loopback_and_lists_the_banks_voices(url: str) -> None:
+    assert url.startswith("http://127.0.0.1:")
+    status, body = _call(url, "GET", "/v1/audio/voices")
+    assert status == 200
+    served = {v["id"]: v for v in json.loads(body)["voices"]}
+    bank = {v.id for v in VoiceBank(VoiceConfig()).voices()}
+    assert set(served) == bank and served[VOICE]["gender"] == "female"
+    assert _call(url, "GET", "/health")[0] == 200
+
+
+def test_a_run_engine_gets_the_banks_own_voice(url: str) -> None:
+    engine = OpenAISpeechEngine(url, voice_specs=(f"{VOICE}:en:female",))
+    voice_id = engine.voices()[0].id
+    served = engine.synthesize(TEXT, voice_id, Delivery())
+    with VoiceBank(VoiceConfig()) as bank:
+        local = bank.synthesize(TEXT, VOICE, Delivery())
+    assert served.sample_rate_hz == local.sample_rate_hz
+    assert abs(len(served.samples) - len(local.samples)) <= 1
+    n = min(len(served.samples), len(local.samples))
+    # The same synthesis, through a 16-bit WAV: the waveforms agree sample for sample (not just in length).
+    correlation = float(np.corrcoef(served.samples[:n], local.samples[:n])[0, 1])
+    assert correlation > 0.999
+    assert served.duration_s > 1.5
+
+
+def test_speed_reaches_the_voice(url: str) -> None:
+    lengths = []
+    for speed in (1.0, 1.5):
+        status, body = _call(url, "POST", "/v1/audio/speech", {"input": TEXT, "voice": VOICE, "speed": speed})
+        assert status == 200
+        audio, _ = sf.read(io.BytesIO(body))
+        lengths.append(len(audio))
+    assert lengths[1] < 0.8 * lengths[0]
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ({"voice": VOICE}, "'input'"),
+        ({"input": "  ", "voice": VOICE}, "'input'"),
+        ({"input": TEXT}, "'voice'"),
+        ({"input": TEXT, "voice": "no-such-voice"}, "no-such-voice"),
+        ({"input": TEXT, "voice": VOICE, "speed": 9}, "'speed'"),
+        ({"input": TEXT, "voice": VOICE, "response_format": "mp3"}, "wav"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_bad_requests_are_refused_with_the_reason(url: str, body: Any, reason: str) -> None:
+    status, answer = _call(url, "POST", "/v1/audio/speech", body)
+    assert status == 400
+    assert reason in json.loads(answer)["error"]["message"]
+
+
+def test_release_closes_the_sessions_and_the_next_line_reopens_them(url: str) -> None:
+    assert _call(url, "POST", "/v1/audio/speech", {"input": TEXT, "voice": VOICE})[0] == 200
+    status, body = _call(url, "POST", "/v1/gpu/release")
+    report = json.loads(body)
+    assert status == 200 and report["backend"] == "onnxruntime-cpu"
+    assert report["released_bytes"] == report["reserved_before_bytes"] - report["reserved_after_bytes"]
+    status, body = _call(url, "POST", "/v1/audio/speech", {"input": TEXT, "voice": VOICE})
+    assert status == 200 and len(sf.read(io.BytesIO(body))[0]) > 0
+    memory = json.loads(_call(url, "GET", "/v1/gpu/memory")[1])
+    assert memory["backend"] == "onnxruntime-cpu" and memory["reserved_bytes"] == 0  # no GPU here
