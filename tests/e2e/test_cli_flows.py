@@ -25,6 +25,9 @@ def test_narrate_word_and_pages_on_a_folder(tmp_path: Path, capsys: pytest.Captu
     assert main(["narrate", str(folder), "-o", str(out), "--pages", "2", "--vision-only", "-q"]) == 0
     book = json.loads((tmp_path / "two.mp4.work" / "book.json").read_text())
     assert [p["source_page_number"] for p in book["pages"]] == [2]
+    # The page kept is the second file's picture (the mirrored one), not the first under the second's number.
+    kept = np.asarray(Image.open(tmp_path / "two.mp4.work" / book["pages"][0]["image_file"]).convert("RGB"))
+    assert np.array_equal(kept, np.asarray(Image.open(folder / "p2.jpg").convert("RGB")))
 
 
 def test_edited_reading_with_wrong_page_count_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -60,6 +63,12 @@ def test_tall_strip_through_the_pipeline_reads_top_to_bottom(tmp_path: Path) -> 
     reading = json.loads((tmp_path / "strip.mp4.work" / "reading.json").read_text())
     assert len(reading["pages"]) >= 3
     assert {p["reading_direction"] for p in reading["pages"]} == {"ttb"}
+    # Top to bottom: the slices in strip order, and in each slice the panels by their tops.
+    assert [p["page"] for p in reading["pages"]] == list(range(len(reading["pages"])))
+    for page in reading["pages"]:
+        tops = [panel["bbox"][1] for panel in page["panels"]]
+        assert tops == sorted(tops)
+    assert sum(len(page["panels"]) for page in reading["pages"]) >= 3  # each copy of the page has panels
 
 
 def test_inspect_writes_overlay_pngs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
