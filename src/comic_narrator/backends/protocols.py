@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -102,3 +102,29 @@ class TtsEngine(Protocol):
     def voices(self) -> list[VoiceInfo]: ...
 
     def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech: ...
+
+
+class OpenableEngine(Protocol):
+    """A :class:`TtsEngine` with an explicit load step (``open``) and release (``close``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    def voices(self) -> list[VoiceInfo]: ...
+
+    def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech: ...
+
+    def open(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class CropRecognizer(Protocol):
+    """An OCR engine that can also run its recogniser alone (no detection) on crops that each hold one line
+    (RapidOcrEngine does); the reader skips letterless balloons with an engine that cannot."""
+
+    def recognize_crops(self, crops_rgb: list[npt.NDArray[np.uint8]]) -> list[tuple[str, float]]: ...

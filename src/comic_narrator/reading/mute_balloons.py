@@ -6,26 +6,18 @@ from __future__ import annotations
 import statistics
 import unicodedata
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
+from comic_narrator.backends.protocols import CropRecognizer
 from comic_narrator.reading.bubbles import TextBlock, TextLine, bubble_shape, panel_light_regions
 from comic_narrator.reading.geometry import intersection_px2
 
 _MARKS = set("!?！？.…‥・⁉‼")
 _STRONG_MARKS = set("!?！？…‥⁉‼")
-
-
-@runtime_checkable
-class CropRecognizer(Protocol):
-    """An OCR engine that can also run its recogniser alone (no detection) on crops that each hold one line
-    (RapidOcrEngine does); the reader skips letterless balloons with an engine that cannot."""
-
-    def recognize_crops(self, crops_rgb: list[npt.NDArray[np.uint8]]) -> list[tuple[str, float]]: ...
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox, PageImage, PageKind, PageReading, Panel, ReadingDirection, TextRegion
-from comic_narrator.backends.protocols import OcrEngine
+from comic_narrator.backends.protocols import CropRecognizer, OcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.reading.bubbles import TextBlock, group_lines, to_text_lines
 from comic_narrator.reading.direction import reading_direction, script_language
@@ -25,7 +25,7 @@ from comic_narrator.reading.lettering import (
     page_letter_px,
     sentence_case,
 )
-from comic_narrator.reading.mute_balloons import CropRecognizer, mute_balloons
+from comic_narrator.reading.mute_balloons import mute_balloons
 from comic_narrator.reading.order import reading_order, spread_aware_order
 from comic_narrator.reading.page_kind import classify_page, is_blank
 from comic_narrator.reading.panel_model import detect_panels_learned, is_colour_page, suits_model

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
-from comic_narrator.backends.protocols import Delivery, Speech, VoiceInfo
+from comic_narrator.backends.protocols import Delivery, OpenableEngine, Speech, VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.dsp.breath import whisperize
 from comic_narrator.dsp.timbre import level_speech
@@ -17,24 +17,6 @@ if TYPE_CHECKING:
 
 CLIP_FORMAT_VERSION = "clip-v1"
 """Bumped when what the bank does to an engine's samples (levels, trims) changes: part of the cache key."""
-
-
-class OpenableEngine(Protocol):
-    """A :class:`TtsEngine` with an explicit load step (``open``) and release (``close``)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def version(self) -> str: ...
-
-    def voices(self) -> list[VoiceInfo]: ...
-
-    def synthesize(self, text: str, voice_id: str, delivery: Delivery) -> Speech: ...
-
-    def open(self) -> None: ...
-
-    def close(self) -> None: ...
 
 
 EngineFactory = Callable[[VoiceConfig], OpenableEngine | None]
