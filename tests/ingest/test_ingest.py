@@ -112,6 +112,18 @@ def test_webtoon_strip_sliced_without_losing_rows() -> None:
     assert len(content_segments(strip)) >= 3
 
 
+def test_a_strip_without_gutters_is_still_cut_to_screen_sized_segments() -> None:
+    """Nowhere to cut cleanly (every row busy): the segments still tile the strip, each 0.6-1.8 widths tall (the
+    slicer's contract, webtoon.slice_rows) but the last, which is what is left. Only this strip reaches the cap:
+    on the real pages above a gutter always comes first."""
+    noise = np.random.default_rng(4).integers(0, 256, size=(6000, 500, 3), dtype=np.uint8)
+    segments = content_segments(noise)
+    assert segments[0][0] == 0 and segments[-1][1] == noise.shape[0]
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(segments))
+    assert all(0.6 * 500 <= b - a <= 1.8 * 500 for a, b in segments[:-1]), segments
+    assert segments[-1][1] - segments[-1][0] <= 1.8 * 500
+
+
 def test_tall_image_becomes_segments(tmp_path: Path) -> None:
     page = np.asarray(Image.open(SAMPLE_PAGE).convert("RGB"))
     strip = np.concatenate([page, page, page], axis=0)  # 992 x 4119: aspect 4.15 >= 2.5
