@@ -25,6 +25,8 @@ publisher watermarks) is kept in the reading for the credits and never narrated.
 PageKind = Literal["story", "cover", "non-story", "credits", "blank"]
 """``credits``: an episode's closing page of names (patrons, contributors); its loose print is furniture."""
 Emotion = Literal["neutral", "excited", "angry", "sad", "scared", "whisper", "calm"]
+SceneCue = Literal["wind", "rain", "sea", "city", "forest", "crowd", "fire", "night", "interior"]
+"""Where a page is set, as far as its sound goes: the ambience the sound bed plays under its pauses."""
 
 
 class Artifact(BaseModel):
@@ -103,7 +105,7 @@ class Character(Artifact):
 class PageReading(Artifact):
     """What was read off one page: panels and texts, both in reading order (furniture last, top to bottom)."""
 
-    schema_version: int = 4
+    schema_version: int = 5
     page: int = Field(description="index of the PageImage")
     width: int
     height: int
@@ -113,12 +115,17 @@ class PageReading(Artifact):
     texts: list[TextRegion]
     vision: str = Field(default="local", description="which reader produced it: local | llm:<model>")
     characters: list[Character] = Field(default_factory=list, description="named by an LLM reader; else empty")
+    scene: list[SceneCue] = Field(
+        default_factory=list,
+        description="the page's setting for its ambience, most evident first (an LLM reader's or an edited "
+        "reading's cues); empty: the sound bed tells what it can from the lettering and the colours",
+    )
 
 
 class BookReading(Artifact):
     """Exactly what ``comic-narrator read --json`` prints and ``--reading FILE`` accepts."""
 
-    schema_version: int = 4
+    schema_version: int = 5
     source: str
     lang: Literal["en", "ja"]
     pages: list[PageReading]

@@ -130,13 +130,28 @@ class AudioConfig:
     target_lufs: float = -16.0
     """Integrated loudness of the final mix (EBU R128, the usual target for spoken content)."""
     sound_bed: bool = True
-    """Add synthesised effects for lettered sound words, a swish at page turns, and a faint room tone."""
+    """Add the bed: each page's ambience under its pauses, synthesised effects for lettered sound words, a swish
+    at page turns (docs/sound.md)."""
     effects_peak_dbfs: float = -12.0
     """Peak level of a sound-word effect (the voices sit at the loudness target above it)."""
     page_turn_peak_dbfs: float = -24.0
     """Peak level of the page-turn swish."""
-    room_tone_peak_dbfs: float = -48.0
-    """Peak level of the room tone under everything."""
+    ambience_under_voice_lu: float = 18.0
+    """How far under the voices' loudness a page's ambience plays in its pauses (wind, rain, ...)."""
+    neutral_under_voice_lu: float = 24.0
+    """The same for the neutral bed of a page nothing places: soft air, enough that no pause is dead."""
+    duck_db: float = 10.0
+    """How far the ambience and music dip under speech."""
+    duck_attack_s: float = 0.3
+    """The dip starts this long before a line, so it is down when the voice starts."""
+    duck_release_s: float = 0.8
+    """The bed comes back over this long after a line."""
+    music: bool = False
+    """A music bed in a mood chosen from each page (synthesised chords), under the ambience."""
+    music_under_voice_lu: float = 22.0
+    """How far under the voices' loudness the music plays in pauses."""
+    sounds_dir: Path | None = None
+    """A folder whose sounds.toml maps recordings over the synthesised sounds (docs/sound.md)."""
     page_hold_s: float = 1.5
     """Length of each page's establishing shot when nothing is said over it."""
     empty_panel_hold_s: float = 1.2

@@ -160,7 +160,13 @@ def _master(streamed: Streamed, config: RunConfig) -> Iterator[npt.NDArray[np.fl
 
     lang = streamed.reading.lang
     sounds = [
-        PageSound(work.timing, work.clips, BookReading(source="", lang=lang, pages=[work.reading]), work.powers)
+        PageSound(
+            work.timing,
+            work.clips,
+            BookReading(source="", lang=lang, pages=[work.reading]),
+            work.powers,
+            config.work_dir / work.image.image_file,  # its colours help choose the page's ambience
+        )
         for work in streamed.pages
         if work.timing is not None
     ]
@@ -187,6 +193,10 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
         clock = now
 
     config, turns = _attach_stack(config, progress)
+    if config.audio.sounds_dir is not None:  # a bad sounds.toml fails now, not after the render
+        from comic_narrator.audio.library import load_library
+
+        load_library(config.audio.sounds_dir)
     book = load_or_ingest(config.input_path, config.ingest, work, progress)
     result.pages = len(book.pages)
     lap("ingest")

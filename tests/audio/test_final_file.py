@@ -9,20 +9,11 @@ import numpy as np
 import pytest
 
 from comic_narrator.audio.truepeak import limit_peaks
-from comic_narrator.cli import main
 from comic_narrator.config import AudioConfig
 from comic_narrator.video.mux import TRUE_PEAK_LIMIT_DBTP, encode_aac
-from tests.audio.measure import decoded_audio, loudness_lufs, true_peak_dbtp
-from tests.conftest import SAMPLE_PAGE
+from tests.audio.measure import decoded_audio, longest_quiet_s, loudness_lufs, true_peak_dbtp
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def narrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("final") / "page.mp4"
-    assert main([str(SAMPLE_PAGE), "-o", str(out), "--voice-quality", "fast", "--draft", "-q"]) == 0
-    return out
 
 
 def test_the_decoded_file_reads_the_loudness_target_as_stereo(narrated: Path) -> None:
@@ -35,6 +26,12 @@ def test_the_decoded_file_reads_the_loudness_target_as_stereo(narrated: Path) ->
 def test_the_decoded_file_stays_under_minus_one_dbtp(narrated: Path) -> None:
     audio, _ = decoded_audio(narrated)
     assert true_peak_dbtp(audio) <= TRUE_PEAK_LIMIT_DBTP
+
+
+def test_no_dead_air_longer_than_three_seconds(narrated: Path) -> None:
+    """The bed fills every pause: nowhere does the decoded file stay under -50 dBFS (50 ms RMS) for 3 s."""
+    audio, rate_hz = decoded_audio(narrated)
+    assert longest_quiet_s(audio, rate_hz) < 3.0
 
 
 def test_the_encoder_s_own_overshoot_is_taken_back(tmp_path: Path) -> None:

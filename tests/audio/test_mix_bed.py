@@ -135,12 +135,12 @@ def test_sound_bed_puts_the_effect_at_its_panel(timeline: tuple) -> None:
     timing = build_timing(reading, script, clips, config, fps=30)
     rate = config.sample_rate_hz
     total = sum(s.frames for s in timing.shots) * rate // 30
-    bed = bed_for(reading, timing, total, config)
+    bed = bed_for(reading, timing, clips, total, config)
     boom_shot = next(s for s in timing.shots if s.panel == 1)
     start = round(boom_shot.start_s * rate)
     assert float(np.abs(bed[start : start + rate // 2]).max()) > 0.1, "the BOOM panel opens with an effect"
     speech_shot = next(s for s in timing.shots if s.panel == 0)
     s0 = round(speech_shot.start_s * rate)
     assert float(np.abs(bed[s0 : s0 + rate // 2]).max()) < 0.02, (
-        "only the faint room tone sits under a panel without effects"
+        "only the ambience, ducked under the line, sits under a panel without effects"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import gcd
@@ -14,10 +15,15 @@ import soundfile
 from scipy.signal import resample_poly
 
 from comic_narrator.artifacts import BookReading, Clip, Timing
-from comic_narrator.audio.soundbed import build_bed
+from comic_narrator.audio.bed import PageScene, build_bed
+from comic_narrator.audio.library import load_library
+from comic_narrator.audio.music import page_mood
+from comic_narrator.audio.scene import choose_scene, page_colours
 from comic_narrator.audio.truepeak import limit_peaks
 from comic_narrator.config import AudioConfig
 from comic_narrator.errors import EngineError
+
+log = logging.getLogger("comic_narrator")
 
 DUAL_MONO_LU = 10 * np.log10(2.0)
 """The mono mix goes to both channels of the AAC (video/encode.py), and BS.1770 sums the channels' power: the file
@@ -38,10 +44,6 @@ def load_clip(work_dir: Path, clip: Clip, sample_rate_hz: int) -> npt.NDArray[np
     except (OSError, RuntimeError) as exc:
         raise EngineError(f"cannot read clip for line {clip.line_id} ({exc})", path=path) from exc
     return resample(np.asarray(data.mean(axis=1), dtype=np.float32), int(rate), sample_rate_hz)
-
-
-def _db(dbfs: float) -> float:
-    return float(10 ** (dbfs / 20))
 
 
 def mix_voices(work_dir: Path, timing: Timing, clips: list[Clip]) -> npt.NDArray[np.float32]:
@@ -95,17 +97,55 @@ def gain_for(loudness_lufs: float, target_lufs: float) -> float:
     return 1.0 if not np.isfinite(loudness_lufs) else float(10 ** ((target_lufs - loudness_lufs) / 20))
 
 
+def speech_spans(timing: Timing, clips: list[Clip]) -> list[tuple[float, float]]:
+    """Where the voices speak on ``timing``: (start, end) seconds of every line, cut at its shot's end."""
+    durations = {clip.line_id: clip.duration_s for clip in clips}
+    spans = []
+    for shot in timing.shots:
+        shot_end_s = shot.start_s + shot.duration_s
+        for line_id, start_s in zip(shot.line_ids, shot.line_starts_s, strict=True):
+            if durations.get(line_id, 0.0) > 0:
+                spans.append((start_s, min(shot_end_s, start_s + durations[line_id])))
+    return spans
+
+
+def scenes_for(reading: BookReading, image_files: dict[int, Path], config: AudioConfig) -> dict[int, PageScene]:
+    """Every page's ambience (and music mood when the music bed is on), chosen from its reading and its image's
+    colours (a page without an image file is chosen from its reading alone)."""
+    scenes = {}
+    for page in reading.pages:
+        image = image_files.get(page.page)
+        colours = page_colours(image) if image is not None else None
+        choice = choose_scene(page, colours)
+        mood = page_mood(page, colours.dark if colours is not None else None) if config.music else None
+        scenes[page.page] = PageScene(choice, mood)
+    return scenes
+
+
 def bed_for(
-    reading: BookReading, timing: Timing, total_samples: int, config: AudioConfig, seed: int = 17
+    reading: BookReading,
+    timing: Timing,
+    clips: list[Clip],
+    total_samples: int,
+    config: AudioConfig,
+    *,
+    scenes: dict[int, PageScene] | None = None,
+    start_sample: int = 0,
+    seed: int = 17,
 ) -> npt.NDArray[np.float32]:
-    """The sound bed at its fixed levels (room tone, page turns, sound words), sample-aligned with ``timing``."""
+    """The sound bed under ``timing``, at its levels under voices at the loudness target and ducked under
+    ``clips`` (see :func:`comic_narrator.audio.bed.build_bed`); ``scenes`` default to what the reading tells."""
+    library = load_library(config.sounds_dir) if config.sounds_dir is not None else None
     return build_bed(
         reading,
         timing,
         total_samples,
-        effects_peak=_db(config.effects_peak_dbfs),
-        page_turn_peak=_db(config.page_turn_peak_dbfs),
-        room_tone_peak=_db(config.room_tone_peak_dbfs),
+        config,
+        voice_lufs=config.target_lufs - DUAL_MONO_LU,
+        speech_s=speech_spans(timing, clips),
+        scenes=scenes if scenes is not None else scenes_for(reading, {}, config),
+        start_sample=start_sample,
+        library=library,
         seed=seed,
     )
 
@@ -113,12 +153,14 @@ def bed_for(
 @dataclass(frozen=True)
 class PageSound:
     """What a piece of the book's audio (a page) is made from: its timeline, its clips, the reading the sound bed
-    is drawn from (None: no bed), and its voices' block powers (:func:`block_powers`, unscaled)."""
+    is drawn from (None: no bed), its voices' block powers (:func:`block_powers`, unscaled), and its page's image
+    (whose colours help choose the ambience; None: the reading alone)."""
 
     timing: Timing
     clips: list[Clip]
     reading: BookReading | None
     powers: npt.NDArray[np.float64]
+    image_file: Path | None = None
 
 
 def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig) -> Iterator[npt.NDArray[np.float32]]:
@@ -128,11 +170,29 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
     the limiter takes a little off the peaks). Each piece is sample-exact to its timeline."""
     target = config.target_lufs - DUAL_MONO_LU
     gain = np.float32(gain_for(gated_loudness([page.powers for page in pages]), target))
+    starts = np.cumsum(
+        [0] + [round(sum(s.frames for s in p.timing.shots) * p.timing.sample_rate_hz / p.timing.fps) for p in pages]
+    )
+    scenes: list[dict[int, PageScene]] = []
+    for page in pages:
+        images = {p.page: page.image_file for p in page.reading.pages} if page.reading and page.image_file else {}
+        scenes.append(scenes_for(page.reading, images, config) if page.reading is not None and config.sound_bed else {})
+        for number, scene in sorted(scenes[-1].items()):
+            log.info("page %d: %s bed (%s)", number + 1, scene.choice.ambience, scene.choice.reason)
 
     def mixed(number: int, page: PageSound) -> npt.NDArray[np.float32]:
         track = mix_voices(work_dir, page.timing, page.clips) * gain
         if page.reading is not None and config.sound_bed:
-            track += bed_for(page.reading, page.timing, len(track), config, seed=17 + number)
+            track += bed_for(
+                page.reading,
+                page.timing,
+                page.clips,
+                len(track),
+                config,
+                scenes=scenes[number],
+                start_sample=int(starts[number]),
+                seed=17 + number,
+            )
         return track
 
     def limited(number: int, page: PageSound, makeup_db: float) -> npt.NDArray[np.float32]:

@@ -178,7 +178,17 @@ def _narrate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--read-sfx", action="store_true", help="have the narrator speak sound effects too")
     parser.add_argument("--no-captions", action="store_true", help="do not read caption boxes aloud")
     parser.add_argument(
-        "--no-sound-bed", action="store_true", help="voices only: no sound-word effects, page swishes or room tone"
+        "--no-sound-bed", action="store_true", help="voices only: no ambience, sound-word effects or page swishes"
+    )
+    parser.add_argument(
+        "--sounds",
+        type=Path,
+        metavar="DIR",
+        help="a folder whose sounds.toml maps your recordings over the synthesised ambiences, effects and music "
+        "(docs/sound.md)",
+    )
+    parser.add_argument(
+        "--music", action="store_true", help="add a music bed: synthesised chords in a mood chosen from each page"
     )
     parser.add_argument("--fps", type=int, default=RenderConfig.fps, choices=[24, 25, 30, 60])
     parser.add_argument(
@@ -329,7 +339,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             else (),
         ),
         llm=_llm_config(args),
-        audio=AudioConfig(sound_bed=not args.no_sound_bed),
+        audio=AudioConfig(sound_bed=not args.no_sound_bed, music=args.music, sounds_dir=args.sounds),
         render=_render_config(args),
         vision_only=args.vision_only,
         keep_going=args.keep_going,
