@@ -249,6 +249,7 @@ def _finish_book(
 
     import soundfile
 
+    from comic_narrator.audio.mix import bed_fingerprint
     from comic_narrator.flow.book_end import book_end
     from comic_narrator.flow.stream import book_timing, page_segments
     from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
@@ -284,7 +285,8 @@ def _finish_book(
         for segment in page_segments(page, config, streamed.script.lang)
     ]
     end = book_end(config, streamed, timing.fps)
-    key = render_key(timing, clips, config.audio, segments, subtitles, end.fingerprint())
+    bed = bed_fingerprint(streamed.reading, config.audio)  # an edited scene cue or recording is heard again
+    key = render_key(timing, clips, config.audio, segments, subtitles, end.fingerprint(), bed)
     cache = StageCache(work)
     current = _output_is_current(cache, key, config.output_path) and (work / "audio.wav").exists()
     audio_file = book_audio_file(work)

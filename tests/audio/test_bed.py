@@ -4,6 +4,7 @@ on the sample page's real reading, timeline and voices (and the decoded MP4 wher
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -199,17 +200,18 @@ def _high_share(path: Path) -> float:
 
 
 def test_a_scene_cue_in_an_edited_reading_is_heard_in_the_file(narrated: Path, tmp_path: Path) -> None:
-    """The same page read with the scene cue 'rain' instead of what its lettering says (wind): the decoded
-    file's opening pause turns from low gusts to bright hiss, and the log says why."""
-    reading = json.loads((work_of(narrated) / "reading.json").read_text())
+    """The finished run again, with the scene cue 'rain' added to its reading (its lettering says wind): the
+    voices and picture are reused but the file is made again, and its opening pause turns from low gusts to
+    bright hiss; the log says why."""
+    out = tmp_path / narrated.name
+    shutil.copy(narrated, out)
+    shutil.copytree(work_of(narrated), work_of(out))
+    reading = json.loads((work_of(out) / "reading.json").read_text())
     reading["pages"][0]["scene"] = ["rain"]
     edited = tmp_path / "rain.json"
     edited.write_text(json.dumps(reading))
-    out = tmp_path / "rain.mp4"
-    assert (
-        main([str(SAMPLE_PAGE), "-o", str(out), "--reading", str(edited), "--voice-quality", "fast", "--draft", "-q"])
-        == 0
-    )
+    command = [str(SAMPLE_PAGE), "-o", str(out), "--reading", str(edited), "--voice-quality", "fast", "--draft"]
+    assert main([*command, "-q"]) == 0
     assert "page 1: rain bed (the reading's scene cues)" in (work_of(out) / "comic-narrator.log").read_text()
     wind, rain = _high_share(narrated), _high_share(out)
     assert rain > 0.5 > 0.1 > wind, (wind, rain)

@@ -122,6 +122,20 @@ def scenes_for(reading: BookReading, image_files: dict[int, Path], config: Audio
     return scenes
 
 
+def bed_fingerprint(reading: BookReading, config: AudioConfig) -> str:
+    """What the bed is made from beyond the timeline, clips and options (which the render key holds already):
+    the reading (its scene cues and lettering) and the user's recordings (name, size, modification time)."""
+    from comic_narrator.workdir import text_sha256
+
+    parts = [reading.model_dump_json()]
+    if config.sounds_dir is not None and config.sound_bed:
+        for section, files in sorted(load_library(config.sounds_dir).files.items()):
+            for key, path in sorted(files.items()):
+                stat = path.stat()
+                parts.append(f"{section}.{key}:{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return text_sha256("bed", *parts)
+
+
 def bed_for(
     reading: BookReading,
     timing: Timing,
