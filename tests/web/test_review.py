@@ -23,7 +23,7 @@ import pytest
 import soundfile
 import yaml
 
-from comic_narrator.artifacts import BookReading, Cast, ClipList, Script
+from comic_narrator.artifacts import BookReading, Cast, ClipList, Script, Timing
 from comic_narrator.cli import main
 from tests.conftest import SAMPLE_PAGE
 
@@ -54,14 +54,15 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or []], daemon=True).start()
     try:
-        url, deadline = "", time.monotonic() + 600
-        while not url and time.monotonic() < deadline and process.poll() is None:
+        url, said, deadline = "", [], time.monotonic() + 600
+        while not url and time.monotonic() < deadline and (process.poll() is None or not lines.empty()):
             try:
                 line = lines.get(timeout=1)
             except queue.Empty:
                 continue
+            said.append(line)
             url = line.removeprefix("review: ").strip() if line.startswith("review: ") else ""
-        assert url, f"the review server did not start (exit status {process.poll()})"
+        assert url, f"the review server did not start (exit status {process.poll()}): {''.join(said)}"
         parts = urlsplit(url)
         assert parts.hostname == "127.0.0.1"
         yield Review(
@@ -140,6 +141,14 @@ def test_a_malformed_edit_is_refused_and_changes_nothing(review: Review) -> None
         json.dumps({"lines": [first, first], "voices": {}}).encode(): "line 2: id p001-t01 is used twice",
         json.dumps({"lines": [first], "voices": {first["speaker"]: "no-such-voice"}}).encode(): "unknown voice",
         json.dumps({"lines": [first], "voices": {}, "extra": 1}).encode(): "first at extra",
+        json.dumps({"lines": [first], "panels": {"0": [{"bbox": [0, 0, 99999, 50], "was": 0}]}}).encode(): (
+            "page 1, panel 1: (0, 0, 99999, 50) is not inside"
+        ),
+        json.dumps({"lines": [first], "panels": {"0": [{"bbox": [0, 0, 50, 50], "was": 0}] * 2}}).encode(): (
+            "page 1, panel 2: it was panel 1, which is not a panel"
+        ),
+        json.dumps({"lines": [first], "panels": {"9": []}}).encode(): "page 10 is not in the book",
+        json.dumps({"lines": [first], "panels": {"0": []}}).encode(): "line 1: page 1 has panels 1..0",
     }
     for body, expected in bad_edits.items():
         status, answer = _request(review, "POST", "/api/save", body, token=review.token)
@@ -198,7 +207,7 @@ def test_an_edit_saved_in_the_browser_is_used_by_the_next_run(browser: WebDriver
     voice.select_by_value(str(new_voice))
     assert browser.execute_script("return window.review.dirty()")
     browser.find_element("id", "save").click()
-    _wait_for(lambda: "saved" in browser.find_element("id", "status").text, "the save")
+    _wait_for(lambda: browser.find_element("id", "status").text.startswith("saved "), "the save")
     saved = Script.model_validate_json((review.work / "script.json").read_bytes())
     assert saved.lines[0].text == NEW_TEXT and saved.lines[1:] == script.lines[1:]
     assert yaml.safe_load((review.work / "review-cast.yaml").read_text(encoding="utf-8"))[first.speaker] == new_voice
@@ -211,3 +220,39 @@ def test_an_edit_saved_in_the_browser_is_used_by_the_next_run(browser: WebDriver
     assert {c.voice for c in clips if c.line_id in {ln.id for ln in saved.lines if ln.speaker == first.speaker}} == {
         new_voice
     }
+
+
+def test_panels_fixed_in_the_browser_are_kept_for_the_next_run(browser: WebDriver, review: Review) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    before = BookReading.model_validate_json((review.work / "reading.json").read_bytes()).pages[0]
+    script = {line.id: line for line in Script.model_validate_json((review.work / "script.json").read_bytes()).lines}
+    assert len(before.panels) >= 4
+    browser.get(review.url)
+    _wait_for(lambda: browser.execute_script("return window.review.loaded()"), "the page to load")
+    browser.find_element("css selector", "#page-0 details.panels summary").click()
+    rows = browser.find_elements("css selector", "#page-0 .panel-list li")
+    assert len(rows) == len(before.panels)
+    rows[2].find_element("css selector", "button.later").click()  # panels 3 and 4 trade places in reading order
+    x = browser.find_elements("css selector", "#page-0 .panel-list li")[0].find_element("css selector", ".panel-x")
+    x.send_keys(Keys.CONTROL, "a")
+    x.send_keys(str(before.panels[0].bbox[0] + 2), Keys.TAB)
+    browser.find_element("id", "save").click()
+    _wait_for(lambda: browser.find_element("id", "status").text.startswith("saved "), "the save")
+
+    saved = BookReading.model_validate_json((review.work / "review-reading.json").read_bytes()).pages[0]
+    old = [panel.bbox for panel in before.panels]
+    x0, y0, w0, h0 = old[0]
+    assert [panel.bbox for panel in saved.panels] == [(x0 + 2, y0, w0, h0), old[1], old[3], old[2], *old[4:]]
+    swap = {2: 3, 3: 2}
+    assert [t.panel for t in saved.texts] == [swap.get(t.panel, t.panel) for t in before.texts]
+    lines = Script.model_validate_json((review.work / "script.json").read_bytes()).lines
+    assert {line.id: line.panel for line in lines} == {i: swap.get(ln.panel, ln.panel) for i, ln in script.items()}
+    assert [line.panel for line in lines] == sorted(line.panel for line in lines), "said panel by panel"
+
+    assert main([str(SAMPLE_PAGE), "-o", str(review.output), *RUN_OPTIONS]) == 0
+    read = BookReading.model_validate_json((review.work / "reading.json").read_bytes()).pages[0]
+    assert read.panels == saved.panels, "the run started from the fixed reading"
+    timing = Timing.model_validate_json((review.work / "timing.json").read_bytes())
+    shot_of = {line_id: shot.panel for shot in timing.shots for line_id in shot.line_ids}
+    assert shot_of == {line.id: line.panel for line in lines}

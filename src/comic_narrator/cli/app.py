@@ -315,6 +315,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     if output.suffix.lower() != ".mp4":
         output = output.with_name(output.name + ".mp4")
     from comic_narrator.web.edits import review_cast_file
+    from comic_narrator.web.panel_edits import review_reading_file
 
     work_dir = args.work_dir or _default_work_dir(output)
     return RunConfig(
@@ -345,7 +346,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         keep_going=args.keep_going,
         executor=args.executor,
         ray_address=args.ray_address,
-        reading_file=args.reading,
+        reading_file=args.reading or review_reading_file(work_dir),  # the reading `review` saved, unless --reading
         script_file=args.script,
         stack_file=args.stack,
     )

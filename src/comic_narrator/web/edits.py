@@ -1,6 +1,7 @@
 """What the review page may change, and the check every change passes before anything is written: the edited
-lines become a :class:`Script` and the voice choices a cast file, both validated exactly as ``--script`` and
-``--cast`` validate them, and written only when all of it is valid (a bad edit changes nothing on disk)."""
+lines become a :class:`Script`, the voice choices a cast file and redrawn or reordered panels a reading, each
+validated exactly as ``--script``, ``--cast`` and ``--reading`` validate them, and written only when all of it is
+valid (a bad edit changes nothing on disk)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from comic_narrator.artifacts import BookReading, Emotion, Script, ScriptLine, SpokenKind
+from comic_narrator.artifacts import Book, BookReading, Emotion, Script, ScriptLine, SpokenKind
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.errors import ArtifactError
 from comic_narrator.voice.casting import load_cast_file
+from comic_narrator.web.panel_edits import REVIEW_READING, PanelEdit
 from comic_narrator.workdir import atomic_write_text, read_artifact, write_artifact
 
 REVIEW_CAST = "review-cast.yaml"
@@ -46,12 +48,15 @@ class LineEdit(BaseModel):
 
 
 class ReviewEdit(BaseModel):
-    """The whole edited script (lines in the order they are to be said) and the voice of each speaker."""
+    """The whole edited script (lines in the order they are to be said), the voice of each speaker, and the
+    pages whose panels were redrawn or reordered (page index -> its panels in reading order; lines' panels
+    already count in that order)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     lines: list[LineEdit]
     voices: dict[str, str] = Field(default_factory=dict)
+    panels: dict[int, list[PanelEdit]] = Field(default_factory=dict)
 
 
 def parse_edit(raw: bytes) -> ReviewEdit:
@@ -66,7 +71,7 @@ def parse_edit(raw: bytes) -> ReviewEdit:
 
 
 def edited_script(edit: ReviewEdit, reading: BookReading, lang: str) -> Script:
-    """The edit as a script in book order; every line on a page and panel the reading has, said by a valid
+    """The edit as a script in the order it is said; every line on a page and panel the reading has, said by a valid
     speaker, with text; a line without an id gets a new one (``pPPP-nNN``)."""
     pages = {page.page: page for page in reading.pages}
     taken = {line.id for line in edit.lines if line.id}
@@ -99,7 +104,9 @@ def edited_script(edit: ReviewEdit, reading: BookReading, lang: str) -> Script:
             raise EditError(f"{where}: id {line_id} is used twice")
         seen.add(line_id)
         lines.append(ScriptLine(**{**line.model_dump(), "id": line_id, "text": text}))
-    lines.sort(key=lambda line: line.page)  # book order; within a page, the order the page gave
+    # Lines are said panel by panel in reading order (the timeline visits panels so); within a panel, in the
+    # order the page gave.
+    lines.sort(key=lambda line: (line.page, line.panel))
     return Script.model_validate({"lang": lang, "lines": [line.model_dump() for line in lines]})
 
 
@@ -124,24 +131,36 @@ def cast_pins(edit: ReviewEdit, script: Script, voices: list[VoiceInfo]) -> dict
     return pins
 
 
-def save_review(work_dir: Path, script: Script, pins: dict[str, str], voices: list[VoiceInfo]) -> tuple[Path, Path]:
-    """Write ``script.json`` and ``review-cast.yaml`` after both pass ``--script`` and ``--cast``'s own checks
-    (on temporary copies), so a file that reaches the work folder is one the next run accepts."""
+def save_review(
+    work_dir: Path, script: Script, pins: dict[str, str], voices: list[VoiceInfo], reading: BookReading | None = None
+) -> list[Path]:
+    """Write ``script.json``, ``review-cast.yaml`` and (when given) ``review-reading.json`` after each passes
+    ``--script``, ``--cast`` and ``--reading``'s own checks on a temporary copy, so that a file reaching the work
+    folder is one the next run accepts; returns what was written."""
     cast_text = "# Voices chosen in `comic-narrator review`; the next run of this work folder pins them.\n"
     cast_text += yaml.safe_dump(pins, sort_keys=True, allow_unicode=True) if pins else "{}\n"
     with tempfile.TemporaryDirectory(prefix=".review-", dir=work_dir) as scratch:
-        trial_script, trial_cast = Path(scratch) / "script.json", Path(scratch) / REVIEW_CAST
-        write_artifact(trial_script, script)
-        atomic_write_text(trial_cast, cast_text)
+        trial = Path(scratch)
+        write_artifact(trial / "script.json", script)
+        atomic_write_text(trial / REVIEW_CAST, cast_text)
         try:
-            read_artifact(trial_script, Script)
-            load_cast_file(trial_cast, voices)
+            read_artifact(trial / "script.json", Script)
+            load_cast_file(trial / REVIEW_CAST, voices)
+            if reading is not None:
+                write_artifact(trial / REVIEW_READING, reading)
+                pages = len(read_artifact(trial / REVIEW_READING, BookReading).pages)
+                book_pages = len(read_artifact(work_dir / "book.json", Book).pages)
+                if pages != book_pages:
+                    raise EditError(f"the reading holds {pages} page(s) but the book has {book_pages}")
         except ArtifactError as exc:
-            raise EditError(str(exc).replace(str(scratch), str(work_dir))) from exc
-    script_file, cast_file = work_dir / "script.json", work_dir / REVIEW_CAST
-    write_artifact(script_file, script)
-    atomic_write_text(cast_file, cast_text)
-    return script_file, cast_file
+            raise EditError(str(exc).replace(str(trial), str(work_dir))) from exc
+    written = [work_dir / "script.json", work_dir / REVIEW_CAST]
+    write_artifact(written[0], script)
+    atomic_write_text(written[1], cast_text)
+    if reading is not None:
+        written.append(work_dir / REVIEW_READING)
+        write_artifact(written[2], reading)
+    return written
 
 
 def review_cast_file(work_dir: Path) -> Path | None:

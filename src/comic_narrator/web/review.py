@@ -38,6 +38,7 @@ from comic_narrator.web.edits import (
     saved_pins,
 )
 from comic_narrator.web.guided import line_bbox
+from comic_narrator.web.panel_edits import edited_reading, review_reading_file
 from comic_narrator.workdir import read_artifact
 
 
@@ -117,16 +118,16 @@ class ReviewSession:
         self._voice = voice
         self._render = render
         self._lock = threading.Lock()
-        self.reading = read_artifact(work_dir / "reading.json", BookReading)
-        self.script = read_artifact(work_dir / "script.json", Script)
-        self.cast = read_artifact(work_dir / "cast.json", Cast)
+        self.reload()
 
     def _voices(self) -> dict[str, str]:
         chosen = {member.character: member.voice for member in self.cast.members}
         return {**chosen, **saved_pins(self.work_dir)}
 
     def reload(self) -> None:
-        self.reading = read_artifact(self.work_dir / "reading.json", BookReading)
+        """The work folder's artifacts as they stand (the reading a review saved, if any)."""
+        reading_file = review_reading_file(self.work_dir) or self.work_dir / "reading.json"
+        self.reading = read_artifact(reading_file, BookReading)
         self.script = read_artifact(self.work_dir / "script.json", Script)
         self.cast = read_artifact(self.work_dir / "cast.json", Cast)
 
@@ -196,12 +197,15 @@ class ReviewSession:
         """Check the whole edit, then write the script and the voices (nothing is written if any of it fails)."""
         edit = parse_edit(raw)
         with self._lock:
-            script = edited_script(edit, self.reading, self.script.lang)
+            reading = edited_reading(self.reading, edit.panels)
+            script = edited_script(edit, reading, self.script.lang)
             voices = self._bank.voices()
             pins = cast_pins(edit, script, voices)
-            script_file, cast_file = save_review(self.work_dir, script, pins, voices)
-            self.script = script
-        return f"saved {len(script.lines)} line(s) to {script_file} and {len(pins)} voice(s) to {cast_file}"
+            keep_reading = bool(edit.panels) or review_reading_file(self.work_dir) is not None
+            written = save_review(self.work_dir, script, pins, voices, reading if keep_reading else None)
+            self.script, self.reading = script, reading
+        names = ", ".join(path.name for path in written)
+        return f"saved {len(script.lines)} line(s), {len(pins)} voice(s){' and the panels' * keep_reading}: {names}"
 
     def render(self) -> str:
         if self._render is None:

@@ -6,6 +6,9 @@
   const $ = (id) => document.getElementById(id);
   const status = $("status"), player = $("player");
   let book = null, lines = [], voices = {}, dirty = false, selected = -1;
+  // Each page's panels in reading order, as editable objects ({bbox, was}: was = the index it was read at, null
+  // for a panel added here); a line points at its panel object, so reordering panels carries its lines along.
+  let panels = {}, panelsEdited = new Set();
 
   function say(message, isError) {
     status.textContent = message;
@@ -48,6 +51,62 @@
     return select;
   }
 
+  function drawOverlay(page) {
+    const overlay = $("overlay-" + page.page);
+    overlay.querySelectorAll(".panel, .panel-number").forEach((node) => node.remove());
+    const mark = $("mark-" + page.page);
+    panels[page.page].forEach((panel, i) => {
+      const b = panel.bbox;
+      overlay.insertBefore(svg("rect", { class: "panel", x: b[0], y: b[1], width: b[2], height: b[3] }), mark);
+      const label = svg("text", { class: "panel-number", x: b[0] + 8, y: b[1] + 36 });
+      label.textContent = String(i + 1);
+      overlay.insertBefore(label, mark);
+    });
+  }
+
+  function panelEditor(page) {
+    const list = el("ol", { className: "panel-list" });
+    const redraw = () => { panelsEdited.add(page.page); changed(); drawOverlay(page); drawPanelList(); drawLines(); };
+    function drawPanelList() {
+      list.replaceChildren(...panels[page.page].map((panel, i) => {
+        const n = i + 1, where = "page " + (page.page + 1) + " panel " + n;
+        const inputs = ["x", "y", "width", "height"].map((name, k) => {
+          const input = el("input", { type: "number", className: "panel-" + name, value: String(panel.bbox[k]), min: "0", step: "1" });
+          input.setAttribute("aria-label", where + " " + name);
+          input.addEventListener("change", () => { panel.bbox[k] = Math.round(Number(input.value)); redraw(); });
+          return el("label", {}, name[0], input);
+        });
+        const step = (to) => {
+          const all = panels[page.page];
+          if (to < 0 || to >= all.length) return;
+          [all[i], all[to]] = [all[to], all[i]];
+          redraw();
+        };
+        const button = (label, cls, action) => {
+          const b = el("button", { type: "button", className: cls, textContent: label });
+          b.setAttribute("aria-label", label + " (" + where + ")");
+          b.addEventListener("click", action);
+          return b;
+        };
+        return el("li", { dataset: { was: panel.was === null ? "" : String(panel.was) } }, ...inputs,
+          button("Earlier", "earlier", () => step(i - 1)), button("Later", "later", () => step(i + 1)),
+          button("Remove", "remove", () => {
+            lines.forEach((line) => { if (line.panelRef === panel) line.panelRef = null; });
+            panels[page.page].splice(i, 1);
+            redraw();
+          }));
+      }));
+    }
+    drawPanelList();
+    const add = el("button", { type: "button", className: "add-panel", textContent: "Add a panel" });
+    add.addEventListener("click", () => {
+      panels[page.page].push({ bbox: [Math.round(page.width / 4), Math.round(page.height / 4), Math.round(page.width / 2), Math.round(page.height / 2)], was: null });
+      redraw();
+    });
+    const details = el("details", { className: "panels" }, el("summary", { textContent: "Fix the panels of page " + (page.page + 1) + " (boxes and reading order)" }), list, add);
+    return details;
+  }
+
   function drawPages() {
     const pages = $("pages");
     pages.replaceChildren();
@@ -57,13 +116,7 @@
       const box = el("div", { className: "sheet" });
       box.style.position = "relative";
       box.append(el("img", { src: withToken("/files/" + page.image), alt: "Page " + (page.page + 1) }));
-      const overlay = svg("svg", { viewBox: "0 0 " + page.width + " " + page.height, "aria-hidden": "true" });
-      page.panels.forEach((b, i) => {
-        overlay.append(svg("rect", { class: "panel", x: b[0], y: b[1], width: b[2], height: b[3] }));
-        const label = svg("text", { class: "panel-number", x: b[0] + 8, y: b[1] + 36 });
-        label.textContent = String(i + 1);
-        overlay.append(label);
-      });
+      const overlay = svg("svg", { id: "overlay-" + page.page, viewBox: "0 0 " + page.width + " " + page.height, "aria-hidden": "true" });
       page.texts.forEach((t, i) => {
         overlay.append(svg("rect", { class: "text", x: t.bbox[0], y: t.bbox[1], width: t.bbox[2], height: t.bbox[3] }));
         const label = svg("text", { class: "text-number", x: t.bbox[0] + t.bbox[2] - 30, y: t.bbox[1] + 26 });
@@ -72,8 +125,9 @@
       });
       overlay.append(svg("rect", { class: "mark", id: "mark-" + page.page, x: 0, y: 0, width: 0, height: 0, visibility: "hidden" }));
       box.append(overlay);
-      figure.append(box);
+      figure.append(box, panelEditor(page));
       pages.append(figure);
+      drawOverlay(page);
     });
   }
 
@@ -83,8 +137,7 @@
     document.querySelectorAll("svg .mark").forEach((m) => m.setAttribute("visibility", "hidden"));
     const line = lines[index];
     if (!line) return;
-    const page = book.pages.find((p) => p.page === line.page);
-    const b = line.bbox || (line.panel >= 0 && page ? page.panels[line.panel] : null);
+    const b = line.bbox || (line.panelRef ? line.panelRef.bbox : null);
     const target = $("mark-" + line.page);
     if (!b || !target) return;
     ["x", "y", "width", "height"].forEach((k, i) => target.setAttribute(k, b[i]));
@@ -110,12 +163,12 @@
     list.replaceChildren();
     lines.forEach((line, index) => {
       const n = index + 1;
-      const page = book.pages.find((p) => p.page === line.page);
+      const own = panels[line.page] || [];
       const panel = el("select", { className: "panel" });
       panel.setAttribute("aria-label", "Line " + n + " panel");
-      panel.append(el("option", { value: "-1", textContent: "whole page", selected: line.panel === -1 }));
-      (page ? page.panels : []).forEach((_, i) => panel.append(el("option", { value: String(i), textContent: "panel " + (i + 1), selected: line.panel === i })));
-      panel.addEventListener("change", () => { line.panel = Number(panel.value); line.bbox = null; changed(); mark(index); });
+      panel.append(el("option", { value: "-1", textContent: "whole page", selected: !line.panelRef }));
+      own.forEach((p, i) => panel.append(el("option", { value: String(i), textContent: "panel " + (i + 1), selected: line.panelRef === p })));
+      panel.addEventListener("change", () => { line.panelRef = own[Number(panel.value)] || null; line.bbox = null; changed(); mark(index); });
       const speaker = el("input", { className: "speaker", value: line.speaker, size: 10 });
       speaker.setAttribute("list", "speakers");
       speaker.setAttribute("aria-label", "Line " + n + " speaker");
@@ -152,7 +205,12 @@
   }
 
   function blank(after) {
-    return { id: "", page: after ? after.page : 0, panel: after ? after.panel : -1, speaker: "narrator", kind: "caption", text: "", emotion: "neutral", pause_after_s: 0.5, bbox: null };
+    return { id: "", page: after ? after.page : 0, panelRef: after ? after.panelRef : null, speaker: "narrator", kind: "caption", text: "", emotion: "neutral", pause_after_s: 0.5, bbox: null };
+  }
+  // A line as the server takes it: its panel as an index into its page's panels in their current order.
+  function plain(line) {
+    const { bbox, panelRef, ...rest } = line;
+    return { ...rest, panel: panelRef ? (panels[line.page] || []).indexOf(panelRef) : -1 };
   }
 
   async function play(line, voice, button) {
@@ -160,8 +218,7 @@
     button.textContent = "…";
     button.disabled = true;
     try {
-      const { bbox, ...plain } = line;
-      const answer = await call("/api/clip", { line: plain, voice: voice });
+      const answer = await call("/api/clip", { line: line.panelRef === undefined ? line : plain(line), voice: voice });
       player.src = withToken(answer.url);
       await player.play();
       say("Playing " + (line.id || "a preview") + " in " + voice + ".");
@@ -174,14 +231,15 @@
   }
 
   async function save() {
-    const body = { lines: lines.map(({ bbox, ...plain }) => plain), voices: voices };
-    const answer = await call("/api/save", body);
-    dirty = false;
+    const edited = {};
+    panelsEdited.forEach((page) => { edited[page] = panels[page].map((p) => ({ bbox: p.bbox, was: p.was })); });
+    const answer = await call("/api/save", { lines: lines.map(plain), voices: voices, panels: edited });
+    await load();  // what was saved, as the next run will take it (lines in the order they are said)
     return answer.message;
   }
 
   $("save").addEventListener("click", async () => {
-    try { say(await save()); } catch (error) { say(error.message, true); }
+    try { const message = await save(); say(message); } catch (error) { say(error.message, true); }
   });
   $("render").addEventListener("click", async () => {
     const buttons = [$("save"), $("render")];
@@ -189,8 +247,8 @@
     try {
       say((await save()) + " Rendering…");
       const answer = await call("/api/render", {});
-      say(answer.message);
       await load();
+      say(answer.message);
     } catch (error) {
       say(error.message, true);
     } finally {
@@ -202,7 +260,13 @@
 
   async function load() {
     book = await call("/api/book");
-    lines = book.lines.map((l) => ({ ...l.line, bbox: l.bbox }));
+    panels = {};
+    panelsEdited = new Set();
+    book.pages.forEach((page) => { panels[page.page] = page.panels.map((bbox, i) => ({ bbox: [...bbox], was: i })); });
+    lines = book.lines.map((l) => {
+      const { panel, ...rest } = l.line;
+      return { ...rest, bbox: l.bbox, panelRef: panel >= 0 ? (panels[l.line.page] || [])[panel] || null : null };
+    });
     voices = { ...book.voices };
     document.title = book.title + " · review";
     $("title").textContent = "Review: " + book.title;
