@@ -219,6 +219,11 @@ def _narrate_parser() -> argparse.ArgumentParser:
         "'en' for the English translation where the reading carries one",
     )
     parser.add_argument(
+        "--no-highlight",
+        action="store_true",
+        help="do not outline the balloon of the line being spoken",
+    )
+    parser.add_argument(
         "--credits",
         metavar="TEXT|FILE",
         type=_credit_lines,
@@ -302,6 +307,7 @@ def _render_config(args: argparse.Namespace) -> RenderConfig:
         x264_params=RenderConfig.x264_params if args.preset == RenderConfig.preset else "",
         jobs=args.jobs,
         burn_subtitles=args.burn_subtitles,
+        highlight=not args.no_highlight,
         end_card=not args.no_end_card,
         credits=args.credits,
         chapters=args.chapters or (),

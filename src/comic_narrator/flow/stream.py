@@ -264,9 +264,11 @@ def stream_pages(
 
 def page_segments(work: PageWork, run: RunConfig, lang: Literal["en", "ja"]) -> list[Segment]:
     """A voiced page's video segments, with its subtitles when they are burned in (``--burn-subtitles``: the
-    book's own track, or ``en`` its English translation where the reading carries one)."""
+    book's own track, or ``en`` its English translation where the reading carries one) and its balloons lit
+    while they are spoken."""
     from comic_narrator.timeline.subtitles import build_tracks
     from comic_narrator.video.captions import page_captions
+    from comic_narrator.video.highlight import page_highlights
     from comic_narrator.video.segments import plan_segments
 
     assert work.plan is not None and work.timing is not None
@@ -277,7 +279,8 @@ def page_segments(work: PageWork, run: RunConfig, lang: Literal["en", "ja"]) -> 
         wanted = lang if run.render.burn_subtitles == "book" else run.render.burn_subtitles
         track = next((t for t in tracks if t.lang == wanted), tracks[0])
         captions = page_captions(track.cues, work.timing.fps)
-    return plan_segments(work.plan, {work.image.index: work.image.sha256}, run.render, captions)
+    lit = page_highlights(work.reading, work.lines, work.clips, work.timing) if run.render.highlight else ()
+    return plan_segments(work.plan, {work.image.index: work.image.sha256}, run.render, captions, lit)
 
 
 def book_characters(script: Script, cast: Cast | None) -> BookCharacters:

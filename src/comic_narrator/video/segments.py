@@ -17,6 +17,7 @@ from comic_narrator.video.captions import Caption, CaptionPainter
 from comic_narrator.video.color import ycbcr_of
 from comic_narrator.video.encode import encode_segment
 from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
+from comic_narrator.video.highlight import Highlight, HighlightPainter
 from comic_narrator.workdir import text_sha256
 
 RENDERER_VERSION = 1
@@ -36,6 +37,8 @@ class Segment:
     key: str
     captions: tuple[Caption, ...] = ()
     """Subtitles burned into its frames (``--burn-subtitles``), in frames from the page's start."""
+    highlights: tuple[Highlight, ...] = ()
+    """Balloons lit while their lines are spoken, in frames from the page's start."""
 
     @property
     def frames(self) -> int:
@@ -52,10 +55,16 @@ def _shot_key(shot: Shot) -> str:
 
 
 def segment_key(
-    page_sha256: str, plan: CameraPlan, first: int, config: RenderConfig, captions: Sequence[Caption] = ()
+    page_sha256: str,
+    plan: CameraPlan,
+    first: int,
+    config: RenderConfig,
+    captions: Sequence[Caption] = (),
+    highlights: Sequence[Highlight] = (),
 ) -> str:
     """What a segment's pixels and bits depend on: the page image, its shots (and the one it glides from), the
-    output size and rate, the encoder and its settings, the look, the text burned in. Not the worker count."""
+    output size and rate, the encoder and its settings, the look, the text burned in, the balloons lit. Not the
+    worker count."""
     return text_sha256(
         "segment",
         str(RENDERER_VERSION),
@@ -76,15 +85,20 @@ def segment_key(
             ]
         ),
         *(json.dumps([c.start_frame, c.end_frame, c.text], ensure_ascii=False) for c in captions),
+        *(json.dumps(["lit", h.start_frame, h.end_frame, h.box]) for h in highlights),
     )
 
 
 def plan_segments(
-    plan: CameraPlan, page_sha256: dict[int, str], config: RenderConfig, captions: Sequence[Caption] = ()
+    plan: CameraPlan,
+    page_sha256: dict[int, str],
+    config: RenderConfig,
+    captions: Sequence[Caption] = (),
+    highlights: Sequence[Highlight] = (),
 ) -> list[Segment]:
     """Cut at every page change, and inside a page at the end of a shot once the segment holds ``segment_s``
     and at least half that much of the page is left (no short tail segment of one last shot). ``captions`` (a
-    one-page plan's burned subtitles) go to the segments whose frames they overlap."""
+    one-page plan's burned subtitles) and ``highlights`` go to the segments whose frames they overlap."""
     limit_frames = max(1, round(config.segment_s * plan.fps))
     left_on_page = [0] * len(plan.shots)  # frames of the same page after each shot
     for index in range(len(plan.shots) - 2, -1, -1):
@@ -119,8 +133,11 @@ def plan_segments(
         first_frame = plan.shots[start].start_frame
         end_frame = plan.shots[run[-1]].start_frame + plan.shots[run[-1]].frames
         shown = tuple(c for c in captions if c.start_frame < end_frame and c.end_frame > first_frame)
-        key = segment_key(page_sha256[page], sub_plan, len(context), config, shown)
-        segments.append(Segment(page=page, plan=sub_plan, first=len(context), key=key, captions=shown))
+        lit = tuple(h for h in highlights if h.start_frame < end_frame and h.end_frame > first_frame)
+        key = segment_key(page_sha256[page], sub_plan, len(context), config, shown, lit)
+        segments.append(
+            Segment(page=page, plan=sub_plan, first=len(context), key=key, captions=shown, highlights=lit)
+        )
     return segments
 
 
@@ -130,6 +147,7 @@ def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderCo
     plan = segment.plan
     fill = ycbcr_of(config.background_rgb)
     painter = CaptionPainter(segment.captions, plan.width_px, plan.height_px) if segment.captions else None
+    lights = HighlightPainter(segment.highlights, plan.width_px, plan.height_px, plan.fps)
     for index in range(segment.first, len(plan.shots)):
         for frame_in_shot in range(plan.shots[index].frames):
             rect = rect_at(plan, index, frame_in_shot)
@@ -137,8 +155,10 @@ def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderCo
             focus, strength = focus_at(plan, index, frame_in_shot)
             if focus is not None and config.dim_outside_panel:
                 dim_outside(frame, plan.width_px, plan.height_px, rect, focus, strength)
+            page_frame = plan.shots[index].start_frame + frame_in_shot
+            lights.paint(frame, page_frame, rect)
             if painter is not None:
-                painter.paint(frame, plan.shots[index].start_frame + frame_in_shot)
+                painter.paint(frame, page_frame)
             yield frame
 
 

@@ -1,0 +1,97 @@
+"""What the picture's additions cost per frame, apart from the page's own warp and dimming: the speaking
+highlight, a burned-in subtitle and an end-card frame, on the sample page, on one core (OpenCV single-threaded).
+
+    python benchmarks/picture_overlays.py [--frames 120] [--repeat 3]
+
+Each figure is the median over --repeat runs of the mean per frame over --frames frames, at 1920x1080 and at the
+832x468 draft size. Encoding is not included (the encoder's cost per frame is in benchmarks/render_settings.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+
+from comic_narrator.config import RenderConfig
+from comic_narrator.video.captions import Caption, CaptionPainter
+from comic_narrator.video.color import ycbcr_of
+from comic_narrator.video.endcard import EndCard, end_card_frames
+from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
+from comic_narrator.video.highlight import Highlight, HighlightPainter
+
+SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "peppercarrot-ep17-page2.jpg"
+VIEW = (0.0, 300.0, 992.0, 558.0)
+"""The page's second tier, filling a 16:9 frame."""
+PANEL = (20.0, 330.0, 950.0, 330.0)
+BALLOON = (40, 340, 180, 130)
+"""A balloon's lettering on the sample page (page pixels)."""
+CUE = "Carrot, get out the map and compass: it's too cloudy to see where I'm going"
+CARD = EndCard(
+    "Pepper&Carrot: A Fresh Start",
+    ("Writer & Art: David Revoy", "Translation: Alex Gryson", "Web: https://www.peppercarrot.com"),
+    ("CC BY 4.0",),
+)
+
+
+def per_frame_ms(make: Callable[[int], None], frames: int, repeat: int) -> float:
+    runs = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        for number in range(frames):
+            make(number)
+        runs.append((time.perf_counter() - started) / frames * 1000)
+    return statistics.median(runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=120)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    pyramid = PagePyramid.load(SAMPLE)
+    print(f"{'size':>10} | {'page frame':>10} | {'+ highlight':>11} | {'+ subtitle':>10} | {'end card':>8}")
+    for width, height in ((1920, 1080), (832, 468)):
+        base, lit, subtitle, card = measure(pyramid, width, height, args.frames, args.repeat)
+        print(f"{width}x{height:<5} | {base:7.2f} ms | {lit:8.2f} ms | {subtitle:7.2f} ms | {card:5.2f} ms")
+
+
+def measure(pyramid: PagePyramid, width: int, height: int, frames: int, repeat: int) -> tuple[float, ...]:
+    """Milliseconds a frame: the page alone, then what the highlight, a subtitle and an end-card frame add."""
+    config = RenderConfig(width_px=width, height_px=height)
+    fill = ycbcr_of(config.background_rgb)
+    lights = HighlightPainter((Highlight(0, 10**6, BALLOON),), width, height, config.fps)
+    captions = CaptionPainter((Caption(0, 10**6, CUE),), width, height)
+
+    def page(_: int) -> Frame:
+        frame = pyramid.render(VIEW, width, height, fill)
+        dim_outside(frame, width, height, VIEW, PANEL, 1.0)
+        return frame
+
+    drawn = [page(0) for _ in range(4)]
+    captions.paint(drawn[0], 0)  # the text is laid out once, on first use
+    return (
+        per_frame_ms(page, frames, repeat),
+        per_frame_ms(lambda n: lights.paint(drawn[n % 4], 100, VIEW), frames, repeat),
+        per_frame_ms(lambda n: captions.paint(drawn[n % 4], 0), frames, repeat),
+        _card_frame_ms(CARD, config, repeat),
+    )
+
+
+def _card_frame_ms(card: EndCard, config: RenderConfig, repeat: int) -> float:
+    """An end-card frame's cost, its layout (done once per card) spread over the card's frames."""
+    runs = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        count = sum(1 for _ in end_card_frames(card, config, config.fps))
+        runs.append((time.perf_counter() - started) / count * 1000)
+    return statistics.median(runs)
+
+
+if __name__ == "__main__":
+    main()
