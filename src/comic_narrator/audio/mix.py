@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import gcd
@@ -181,7 +183,8 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
     """The audio, a piece at a time, never all of it at once: the voices brought to the loudness target measured
     over every piece, the sound bed beneath at its levels under them, then the whole mix measured again after the
     limiter and brought to the target once more (the file is what must read the target: the bed adds a little,
-    the limiter takes a little off the peaks). Each piece is sample-exact to its timeline."""
+    the limiter takes a little off the peaks). Each piece is sample-exact to its timeline. The pieces' mixes are
+    made once and spooled to a temporary folder in ``work_dir`` for the later passes (removed at the end)."""
     target = config.target_lufs - DUAL_MONO_LU
     gain = np.float32(gain_for(gated_loudness([page.powers for page in pages]), target))
     starts = np.cumsum(
@@ -194,7 +197,13 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
         for number, scene in sorted(scenes[-1].items()):
             log.info("page %d: %s bed (%s)", number + 1, scene.choice.ambience, scene.choice.reason)
 
+    spool = Path(tempfile.mkdtemp(prefix=".mix-", dir=work_dir))
+
     def mixed(number: int, page: PageSound) -> npt.NDArray[np.float32]:
+        """The page's mix before the limiter; made once, then read back from the spool by the later passes."""
+        spooled = spool / f"{number}.npy"
+        if spooled.exists():
+            return np.asarray(np.load(spooled), dtype=np.float32)
         track = mix_voices(work_dir, page.timing, page.clips) * gain
         if page.reading is not None and config.sound_bed:
             track += bed_for(
@@ -207,6 +216,7 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
                 start_sample=int(starts[number]),
                 seed=17 + number,
             )
+        np.save(spooled, track)
         return track
 
     def limited(number: int, page: PageSound, makeup_db: float) -> npt.NDArray[np.float32]:
@@ -217,18 +227,21 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
             [block_powers(limited(n, p, makeup_db), p.timing.sample_rate_hz) for n, p in enumerate(pages)]
         )
 
-    # The limiter takes more off the louder it is driven (0.85 LU at the sample page's level, 0.3 LU more after
-    # making that up): one more measured step and the secant through both lands within a few hundredths.
-    makeup_db = 0.0
-    first = loudness_at(0.0)
-    if np.isfinite(first) and abs(target - first) > 0.05:
-        makeup_db = target - first
-        second = loudness_at(makeup_db)
-        if np.isfinite(second) and abs(target - second) > 0.05:
-            slope = float(np.clip((second - first) / makeup_db, 0.2, 1.5))
-            makeup_db += (target - second) / slope
-    for number, page in enumerate(pages):
-        yield limited(number, page, makeup_db)
+    try:
+        # The limiter takes more off the louder it is driven (0.85 LU at the sample page's level, 0.3 LU more after
+        # making that up): one more measured step and the secant through both lands within a few hundredths.
+        makeup_db = 0.0
+        first = loudness_at(0.0)
+        if np.isfinite(first) and abs(target - first) > 0.05:
+            makeup_db = target - first
+            second = loudness_at(makeup_db)
+            if np.isfinite(second) and abs(target - second) > 0.05:
+                slope = float(np.clip((second - first) / makeup_db, 0.2, 1.5))
+                makeup_db += (target - second) / slope
+        for number, page in enumerate(pages):
+            yield limited(number, page, makeup_db)
+    finally:
+        shutil.rmtree(spool, ignore_errors=True)
 
 
 def mix_track(
@@ -239,7 +252,7 @@ def mix_track(
     reading: BookReading | None = None,
 ) -> npt.NDArray[np.float32]:
     """One mono track, sample-exact to the timeline (len == total frames x rate / fps): the voices at the
-    loudness target, the sound bed (when a reading is given and the bed is on) at fixed levels beneath."""
+    loudness target, the sound bed (when a reading is given and the bed is on) at its levels beneath."""
     powers = block_powers(mix_voices(work_dir, timing, clips), timing.sample_rate_hz)
     (track,) = master_pages(work_dir, [PageSound(timing, clips, reading, powers)], config)
     return track

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 import numpy.typing as npt
-from scipy.ndimage import minimum_filter1d, uniform_filter1d
+from scipy.ndimage import maximum_filter1d, minimum_filter1d, uniform_filter1d
 from scipy.signal import resample_poly
 
 PEAK_CEILING_DBTP = -2.0
@@ -21,6 +21,11 @@ TRUE_PEAK_OVERSAMPLING = 4
 """ITU-R BS.1770-4 annex 2 measures true peak at 4x oversampling (at 48 kHz; enough to see intersample overs)."""
 _MARGIN = 256
 """Samples of context either side of a block: wider than resample_poly's interpolation filter at 4x."""
+_REACH = 12
+"""Input samples either side that one oversampled point depends on (resample_poly's 4x filter spans 10)."""
+INTERPOLATOR_GAIN = 2.25
+"""The most the 4x interpolator can make of the samples around a point: the largest sum of its taps' magnitudes
+over its four phases (2.241 for resample_poly's Kaiser-windowed filter at 4x)."""
 
 
 def dbfs(level: float) -> float:
@@ -28,30 +33,54 @@ def dbfs(level: float) -> float:
     return float(20 * np.log10(level)) if level > 0 else float("-inf")
 
 
-def true_peak_envelope(track: npt.NDArray[np.float32], block: int = 1 << 20) -> npt.NDArray[np.float64]:
+def true_peak_envelope(
+    track: npt.NDArray[np.float32], floor: float = 0.0, block: int = 1 << 20
+) -> npt.NDArray[np.float64]:
     """Per sample, the largest magnitude of the 4x-oversampled waveform around it (the sample itself included).
-    Oversampled in blocks with a margin wider than the interpolation filter, so a long book stays small in memory."""
-    factor = TRUE_PEAK_OVERSAMPLING
+    Only the stretches that can reach ``floor`` are oversampled (every sample within the interpolator's reach
+    under ``floor`` / :data:`INTERPOLATOR_GAIN` keeps it under ``floor``): exact wherever the envelope reaches
+    ``floor``, the sample's own magnitude elsewhere. Oversampled in blocks with a margin wider than the
+    interpolation filter, so a long book stays small in memory."""
     envelope = np.abs(track).astype(np.float64)
-    for start in range(0, len(track), block):
-        lo, hi = max(0, start - _MARGIN), min(len(track), start + block + _MARGIN)
-        upsampled = np.abs(resample_poly(track[lo:hi].astype(np.float64), factor, 1))[: (hi - lo) * factor]
-        peaks = upsampled.reshape(hi - lo, factor).max(axis=1)[start - lo : start - lo + block]
-        end = start + len(peaks)
-        envelope[start:end] = np.maximum(envelope[start:end], peaks)
+    if floor <= 0:
+        _oversample_into(envelope, track, 0, len(track), block)
+        return envelope
+    loud = maximum_filter1d(envelope >= floor / INTERPOLATOR_GAIN, size=2 * _REACH + 1)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], loud.astype(np.int8), [0]])))
+    runs: list[list[int]] = []
+    for start, stop in zip(edges[::2], edges[1::2], strict=True):
+        if runs and start - runs[-1][1] < 2 * _MARGIN:  # close runs share one resampling
+            runs[-1][1] = int(stop)
+        else:
+            runs.append([int(start), int(stop)])
+    for start, stop in runs:
+        _oversample_into(envelope, track, start, stop, block)
     return envelope
 
 
-def block_true_peaks(chunks: Iterable[npt.NDArray[np.float32]], block: int) -> Iterator[float]:
+def _oversample_into(
+    envelope: npt.NDArray[np.float64], track: npt.NDArray[np.float32], first: int, last: int, block: int
+) -> None:
+    factor = TRUE_PEAK_OVERSAMPLING
+    for start in range(first, last, block):
+        stop = min(last, start + block)
+        lo, hi = max(0, start - _MARGIN), min(len(track), stop + _MARGIN)
+        upsampled = np.abs(resample_poly(track[lo:hi].astype(np.float64), factor, 1))[: (hi - lo) * factor]
+        peaks = upsampled.reshape(hi - lo, factor).max(axis=1)[start - lo : stop - lo]
+        envelope[start:stop] = np.maximum(envelope[start:stop], peaks)
+
+
+def block_true_peaks(chunks: Iterable[npt.NDArray[np.float32]], block: int, floor: float = 0.0) -> Iterator[float]:
     """The true peak of every ``block`` samples of a track given in chunks of any length (the last block may be
-    shorter): a decoded file measured as it is decoded, never held whole."""
+    shorter): a decoded file measured as it is decoded, never held whole. Exact for the blocks whose true peak
+    reaches ``floor`` (see :func:`true_peak_envelope`)."""
     held = np.zeros(0, dtype=np.float32)  # samples not yet measured, after ``context`` samples already measured
     context = np.zeros(0, dtype=np.float32)
     step = block * max(1, (1 << 18) // block)
 
     def measure(samples: npt.NDArray[np.float32], after: npt.NDArray[np.float32]) -> Iterator[float]:
         window = np.concatenate([context, samples, after])
-        envelope = true_peak_envelope(window)[len(context) : len(context) + len(samples)]
+        envelope = true_peak_envelope(window, floor)[len(context) : len(context) + len(samples)]
         for start in range(0, len(samples), block):
             yield float(envelope[start : start + block].max())
 
@@ -73,7 +102,7 @@ def limit_peaks(
     would themselves overshoot between samples."""
     if len(track) == 0:
         return track.copy()
-    need = np.minimum(1.0, ceiling / np.maximum(true_peak_envelope(track), 1e-12))
+    need = np.minimum(1.0, ceiling / np.maximum(true_peak_envelope(track, ceiling), 1e-12))
     if need.min() >= 1.0:
         return track.copy()
     half = max(1, round(LIMITER_LOOKAHEAD_S * sample_rate_hz))

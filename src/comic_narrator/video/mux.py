@@ -134,10 +134,10 @@ def _decoded(path: Path, channel: int) -> Iterator[npt.NDArray[np.float32]]:
             yield np.asarray(frame.to_ndarray()[channel], dtype=np.float32)
 
 
-def _frame_true_peaks(path: Path) -> npt.NDArray[np.float64]:
+def _frame_true_peaks(path: Path, floor: float) -> npt.NDArray[np.float64]:
     """The decoded file's true peak in every AAC frame (1024 samples), the larger of its two channels (the mono
-    track on both decodes to two slightly different ones)."""
-    left, right = (np.fromiter(block_true_peaks(_decoded(path, c), AAC_FRAME_SAMPLES), float) for c in (0, 1))
+    track on both decodes to two slightly different ones); exact where it reaches ``floor``."""
+    left, right = (np.fromiter(block_true_peaks(_decoded(path, c), AAC_FRAME_SAMPLES, floor), float) for c in (0, 1))
     size = min(len(left), len(right))
     return np.asarray(np.maximum(left[:size], right[:size]), dtype=np.float64)
 
@@ -183,7 +183,7 @@ def encode_aac(
             _encode_once(path, teed(), sample_rate_hz)
         gains = np.ones((samples + AAC_FRAME_SAMPLES - 1) // AAC_FRAME_SAMPLES)
         for passes in range(GUARD_PASSES + 1):
-            peaks = _frame_true_peaks(path)[: len(gains)]
+            peaks = _frame_true_peaks(path, 0.97 * limit)[: len(gains)]
             if len(peaks) == 0 or peaks.max() <= limit:
                 return
             if passes == GUARD_PASSES:
