@@ -48,4 +48,6 @@ def test_eval_on_annotated_manga_pages_kept_elsewhere(capsys: pytest.CaptureFixt
     assert summary["pages"] == 20 and summary["panel_f1"] >= 0.90 and summary["order_exact_rate"] >= 0.75
     assert summary["cer_by_lang"]["ja"] <= 0.10
     assert summary["speakers_known"] == 83 and 0.35 <= summary["speaker_pair_f1_one_id"] <= 0.45
-    assert summary["speaker_pair_f1"] is not None
+    # Linking by register and continuity scores 0.382 on these held-out pages, against 0.392 for one id for
+    # everybody; linking by the shading behind the balloons scored 0.367 (0.025 below one id).
+    assert summary["speaker_pair_f1"] >= summary["speaker_pair_f1_one_id"] - 0.015

@@ -1,0 +1,74 @@
+"""Speakers on grey art are linked by how lines are said (register) and by continuity, not by the shading behind
+the balloons: the register of real manga lines, and what the linker does with them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from comic_narrator.reading.speakers import SIGNATURE_HUE_BINS, SpeakerLinker, Utterance, speech_register
+
+ANNOTATIONS = Path(__file__).resolve().parents[2] / "training" / "panels" / "annotations"
+GREY = tuple([0.0] * SIGNATURE_HUE_BINS + [0.2, 0.5, 0.3])
+RED = tuple([1.0] + [0.0] * (SIGNATURE_HUE_BINS - 1) + [0.0, 0.0, 0.0])
+
+
+def _line(text: str) -> str:
+    """A line as lettered on the annotated Black Jack pages (so the marks are real lettering, not made up)."""
+    for name in ("bj01-speakers-21-40.json", "bj01-speakers.json"):
+        for page in json.loads((ANNOTATIONS / name).read_text(encoding="utf-8"))["pages"]:
+            for entry in page["texts"]:
+                if entry["text"] == text:
+                    return str(entry["text"])
+    raise AssertionError(f"{text!r} is not an annotated line")
+
+
+@pytest.mark.parametrize(
+    ("text", "register"),
+    [
+        ("分かってます!!", "polite"),  # the intern to a nurse
+        ("院長はお金が欲しいだけじゃないですか!!", "polite"),
+        ("お前は医者だ……", "blunt"),  # the director to the intern
+        ("素人みてーな事言ってんじゃねーよ……", "blunt"),
+        ("どうしたのかしら…… あの先生……", "feminine"),  # a nurse
+        ("無事だったのね!!", "feminine"),
+        ("……", None),
+        ("クソッ!!", None),
+    ],
+)
+def test_register_of_real_lines(text: str, register: str | None) -> None:
+    assert speech_register(_line(text)) == register
+
+
+def test_english_and_unmarked_lines_have_no_register() -> None:
+    assert speech_register("Where are you going, Pepper?") is None
+    assert speech_register("") is None
+
+
+def _grey(page: int, panel: int, text: str) -> Utterance:
+    return Utterance(page=page, panel=panel, centre_x_frac=0.5, signature=GREY, register=speech_register(text))
+
+
+def test_grey_balloons_follow_register_and_continuity() -> None:
+    linker = SpeakerLinker()
+    ids = [
+        linker.assign(_grey(0, 0, "分かってます!!")),  # polite: a first character
+        linker.assign(_grey(0, 0, "お前は医者だ……")),  # same panel: the same speaker goes on
+        linker.assign(_grey(0, 1, "お前は医者だ……")),  # a blunt line in a new panel: someone else
+        linker.assign(_grey(0, 2, "……")),  # nothing to tell: the last speaker goes on
+        linker.assign(_grey(1, 0, "院長はお金が欲しいだけじゃないですか!!")),  # polite again: back to the first
+        linker.assign(_grey(1, 1, "どうしたのかしら……")),  # feminine: a third
+        linker.assign(_grey(2, 0, "素人みてーな事言ってんじゃねーよ……")),  # blunt: the second again
+    ]
+    assert ids == [0, 0, 1, 1, 0, 2, 1]
+
+
+def test_colour_signatures_still_link_by_appearance() -> None:
+    linker = SpeakerLinker()
+    red_a = linker.assign(Utterance(page=0, panel=0, centre_x_frac=0.2, signature=RED, register="polite"))
+    grey = linker.assign(_grey(0, 1, "お前は医者だ……"))
+    red_b = linker.assign(Utterance(page=1, panel=0, centre_x_frac=0.8, signature=RED, register="blunt"))
+    # The red figure is the same figure whatever its lines sound like; a grey balloon never joins it by colour.
+    assert red_a == red_b != grey
