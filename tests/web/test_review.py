@@ -29,10 +29,12 @@ from tests.conftest import SAMPLE_PAGE
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.remote.webelement import WebElement
 
 pytestmark = pytest.mark.slow
 RUN_OPTIONS = ["-q", "--voice-quality", "fast", "--draft"]
 NEW_TEXT = "Off we go to the land of the setting moons, where Shichimi lives!"
+ADDED_TEXT = "The clouds close in around the broom."
 
 
 @dataclass(frozen=True)
@@ -206,14 +208,31 @@ def test_an_edit_saved_in_the_browser_is_used_by_the_next_run(browser: WebDriver
     new_voice = next(o.get_attribute("value") for o in voice.options if o.get_attribute("value") != old_voice)
     voice.select_by_value(str(new_voice))
     assert browser.execute_script("return window.review.dirty()")
+    t01, t02, *rest = script.lines
+    assert t01.panel == t02.panel and rest, "the sample's first two lines share a panel"
+
+    def row(index: int) -> WebElement:
+        return browser.find_elements("css selector", "#lines li")[index]
+
+    Select(row(1).find_element("css selector", "select.emotion")).select_by_value("sad")
+    row(1).find_element("css selector", "button.up").click()  # t02 before t01, in the same panel
+    row(1).find_element("css selector", "button.add").click()  # a new line after t01
+    row(2).find_element("css selector", "textarea.text").send_keys(ADDED_TEXT)
+    row(len(script.lines)).find_element("css selector", "button.delete").click()  # the last line goes
     browser.find_element("id", "save").click()
     _wait_for(lambda: browser.find_element("id", "status").text.startswith("saved "), "the save")
     saved = Script.model_validate_json((review.work / "script.json").read_bytes())
-    assert saved.lines[0].text == NEW_TEXT and saved.lines[1:] == script.lines[1:]
+    assert [line.id for line in saved.lines] == [t02.id, t01.id, "p001-n01", *(line.id for line in rest[:-1])]
+    assert saved.lines[1].text == NEW_TEXT and saved.lines[0].emotion == "sad"
+    added = saved.lines[2]
+    assert (added.text, added.speaker, added.kind, added.panel) == (ADDED_TEXT, "narrator", "caption", t01.panel)
+    assert saved.lines[3:] == rest[:-1]
     assert yaml.safe_load((review.work / "review-cast.yaml").read_text(encoding="utf-8"))[first.speaker] == new_voice
 
     assert main([str(SAMPLE_PAGE), "-o", str(review.output), *RUN_OPTIONS]) == 0
-    assert NEW_TEXT in review.output.with_suffix(".srt").read_text(encoding="utf-8")
+    subtitles = review.output.with_suffix(".srt").read_text(encoding="utf-8")
+    assert NEW_TEXT in subtitles and ADDED_TEXT in subtitles and rest[-1].text not in subtitles
+    assert subtitles.index(t02.text[:20]) < subtitles.index(NEW_TEXT[:20]) < subtitles.index(ADDED_TEXT[:20])
     cast = Cast.model_validate_json((review.work / "cast.json").read_bytes())
     assert cast.voice_for(first.speaker).voice == new_voice
     clips = ClipList.model_validate_json((review.work / "clips.json").read_bytes()).clips
@@ -256,3 +275,16 @@ def test_panels_fixed_in_the_browser_are_kept_for_the_next_run(browser: WebDrive
     timing = Timing.model_validate_json((review.work / "timing.json").read_bytes())
     shot_of = {line_id: shot.panel for shot in timing.shots for line_id in shot.line_ids}
     assert shot_of == {line.id: line.panel for line in lines}
+
+
+def test_save_and_render_runs_the_edited_book_from_the_page(browser: WebDriver, review: Review) -> None:
+    browser.get(review.url)
+    _wait_for(lambda: browser.execute_script("return window.review.loaded()"), "the page to load")
+    text = browser.find_elements("css selector", "#lines li")[-1].find_element("css selector", "textarea.text")
+    text.clear()
+    text.send_keys("DRATS! Hold on tight, Carrot!")
+    browser.find_element("id", "render").click()
+    _wait_for(lambda: browser.find_element("id", "status").text.startswith("wrote "), "the render", timeout_s=600)
+    assert "DRATS! Hold on tight, Carrot!" in review.output.with_suffix(".srt").read_text(encoding="utf-8")
+    fixed = BookReading.model_validate_json((review.work / "review-reading.json").read_bytes())
+    assert BookReading.model_validate_json((review.work / "reading.json").read_bytes()).pages == fixed.pages

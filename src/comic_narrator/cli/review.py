@@ -8,6 +8,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from comic_narrator.config import RunConfig
+    from comic_narrator.pipeline import RunResult
 
 
 def main(argv: Sequence[str]) -> int:
@@ -18,6 +23,7 @@ def main(argv: Sequence[str]) -> int:
     from comic_narrator.progress import Progress
     from comic_narrator.voice.voicebank import open_voice_bank
     from comic_narrator.web.edits import review_cast_file
+    from comic_narrator.web.panel_edits import review_reading_file
     from comic_narrator.web.review import ReviewSession
     from comic_narrator.web.server import ReviewServer
     from comic_narrator.workdir import ensure_writable_output
@@ -34,16 +40,24 @@ def main(argv: Sequence[str]) -> int:
     config = run_config_from_args(args)
     ensure_writable_output(config.output_path)
     progress = Progress(quiet=args.quiet, as_json=args.json_progress)
-    result = pipeline.run(config, progress)
+
+    def narrate(run: RunConfig) -> RunResult:
+        """A run and the outputs asked for beside the video."""
+        result = pipeline.run(run, progress)
+        if args.read_along is not None:
+            write_read_along(run.work_dir, args.read_along)
+        if args.audiobook and result.output is not None:
+            write_audiobook(result.output, run.work_dir)
+        return result
+
+    result = narrate(config)
     print(f"narrated {result.output} ({result.duration_s:.1f} s); work: {result.work_dir}", flush=True)
 
     def render() -> str:
+        """The page's "Save and render": the same run again, with the voices and reading the review saved."""
         cast_file = args.cast or review_cast_file(config.work_dir)
-        again = pipeline.run(replace(config, voice=replace(config.voice, cast_file=cast_file)), progress)
-        if args.read_along is not None:
-            write_read_along(config.work_dir, args.read_along)
-        if args.audiobook and again.output is not None:
-            write_audiobook(again.output, config.work_dir)
+        reading_file = args.reading or review_reading_file(config.work_dir)
+        again = narrate(replace(config, voice=replace(config.voice, cast_file=cast_file), reading_file=reading_file))
         return f"wrote {again.output} ({again.duration_s:.1f} s of video)"
 
     with open_voice_bank(config.voice) as bank:
