@@ -35,6 +35,9 @@ def session_providers() -> list[str]:
         raise EngineError(
             f"{DEVICE_ENV}=cuda but this onnxruntime has no CUDA provider (install onnxruntime-gpu in its place)"
         )
+    preload = getattr(onnxruntime, "preload_dlls", None)
+    if callable(preload):  # CUDA and cuDNN from the nvidia-* wheels PyTorch installs, where the system has none
+        preload()
     return ["CUDAExecutionProvider", "CPUExecutionProvider"]
 
 
