@@ -191,6 +191,17 @@ def test_llm_character_attributes_reach_casting(tmp_path: Path) -> None:
     by_character = {m.character: m for m in cast.members}
     assert voices[by_character["pepper"].voice].gender == "female"
     assert voices[by_character["carrot"].voice].gender == "male"
+    # Those are also the genders casting picks for a lead and a second with nothing known (it alternates, starting
+    # away from the male narrator): the same reading with the genders swapped tells the two apart.
+    swap = {"female": "male", "male": "female"}
+    pages = []
+    for page in reading.pages:
+        characters = [c.model_copy(update={"gender": swap[c.gender]}) for c in page.characters]
+        pages.append(page.model_copy(update={"characters": characters}))
+    swapped = cast_characters(reading.model_copy(update={"pages": pages}), list(voices.values()), VoiceConfig(), "en")
+    by_character = {m.character: m for m in swapped.members}
+    assert voices[by_character["pepper"].voice].gender == "male"
+    assert voices[by_character["carrot"].voice].gender == "female"
 
 
 def test_translations_are_kept_and_english_echoed_back_is_not() -> None:
