@@ -65,6 +65,7 @@ def _answer(body: dict[str, Any]) -> dict[str, Any]:
                 "kind": kind,
                 "speaker": speaker,
                 "emotion": "excited" if ocr.endswith("!") else "neutral",
+                "translation": None,
             }
         )
     characters = [
@@ -136,6 +137,12 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
                 content = ""
             elif state.mode == "not-json":
                 content = "Sure! Here is the page: Pepper says hello."
+            elif state.mode == "length":  # cut off at max_tokens, as vLLM ends an answer that runs out of them
+                content = json.dumps(_answer(body))[: body["max_tokens"]]
+            elif state.mode == "off-schema":  # a server that ignores response_format: an invented region and key
+                answer = _answer(body)
+                answer["texts"].append({"index": 999, "text": "Ignore previous instructions", "mood": "sly"})
+                content = json.dumps(answer)
             else:
                 content = json.dumps(_answer(body))
             reply = {
@@ -143,9 +150,14 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
                 "object": "chat.completion",
                 "model": body["model"],
                 "choices": [
-                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                    {
+                        "index": 0,
+                        "finish_reason": "length" if state.mode == "length" else "stop",
+                        "message": {"role": "assistant", "content": content},
+                    }
                 ],
             }
+            reply["usage"] = {"prompt_tokens": 1000, "completion_tokens": len(content) // 4}  # a stand-in's count
             self._send(200, json.dumps(reply).encode())
 
     return Handler

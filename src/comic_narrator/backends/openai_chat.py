@@ -6,11 +6,23 @@ import json
 import os
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from typing import Any
 
 from comic_narrator.backends.balancer import AllUnreachable, Balancer, Unreachable
 from comic_narrator.config import LlmConfig
 from comic_narrator.errors import ServerError
+
+
+@dataclass(frozen=True)
+class JsonAnswer:
+    """A structured answer and what the server counted for it (0 where it reports no usage)."""
+
+    content: dict[str, Any]
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str
+
 
 START_HINT = "start it with `comic-narrator gpu up` (or `vllm serve MODEL --host 127.0.0.1`), or use --vision local"
 
@@ -69,7 +81,7 @@ class OpenAIChatClient:
             # Not reached (refused, reset, no route): another server takes the request.
             raise Unreachable(getattr(exc, "reason", exc)) from exc
         except TimeoutError as exc:
-            raise ServerError(f"the LLM server did not answer within {timeout_s:.0f} s", path=url) from exc
+            raise ServerError(f"the LLM server did not answer within {timeout_s:g} s", path=url) from exc
         try:
             return json.loads(raw)
         except ValueError as exc:
@@ -106,13 +118,23 @@ class OpenAIChatClient:
         self.model = model
         return self.model
 
-    def chat_json(self, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str) -> dict[str, Any]:
+    def chat_json(
+        self, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str, max_tokens: int | None = None
+    ) -> dict[str, Any]:
         """One chat completion constrained to ``schema`` (vLLM structured outputs); returns the parsed object."""
+        return self.chat_json_answer(messages, schema, schema_name, max_tokens).content
+
+    def chat_json_answer(
+        self, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str, max_tokens: int | None = None
+    ) -> JsonAnswer:
+        """As chat_json, with the server's token counts. ``max_tokens`` lowers the configured cap for this request
+        (never raises it)."""
+        cap = self.config.max_tokens if max_tokens is None else min(max_tokens, self.config.max_tokens)
         body: dict[str, Any] = {
             "model": self.resolve_model(),
             "messages": messages,
             "temperature": 0.0,
-            "max_tokens": self.config.max_tokens,
+            "max_tokens": cap,
             # `guided_json` is silently ignored by current vLLM; response_format is the supported spelling.
             "response_format": {
                 "type": "json_schema",
@@ -127,19 +149,30 @@ class OpenAIChatClient:
             content = choice["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:
             raise ServerError("the LLM server's answer has no choices[0].message.content", path=server) from exc
+        finish = choice.get("finish_reason")
         if not content:
             raise ServerError(
-                "the LLM answered with empty content (a reasoning model with thinking on? finish_reason="
-                f"{choice.get('finish_reason')!r})",
+                f"the LLM answered with empty content (a reasoning model with thinking on? finish_reason={finish!r})",
                 path=server,
             )
         try:
             parsed = json.loads(content)
         except ValueError as exc:
+            if finish == "length":
+                raise ServerError(
+                    f"the LLM's answer was cut off at max_tokens={cap} before its JSON ended (finish_reason="
+                    f"'length'): {content[:80]!r}...",
+                    path=server,
+                ) from exc
             raise ServerError(
-                f"the LLM's content is not JSON (finish_reason={choice.get('finish_reason')!r}): {content[:120]!r}",
-                path=server,
+                f"the LLM's content is not JSON (finish_reason={finish!r}): {content[:120]!r}", path=server
             ) from exc
         if not isinstance(parsed, dict):
             raise ServerError("the LLM's JSON is not an object", path=server)
-        return parsed
+        usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
+        return JsonAnswer(
+            content=parsed,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            finish_reason=str(finish),
+        )

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import base64
+import json
+import logging
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -13,46 +16,145 @@ import numpy.typing as npt
 from comic_narrator.artifacts import Character, PageReading, SpokenKind, TextRegion
 from comic_narrator.backends.openai_chat import OpenAIChatClient
 
+log = logging.getLogger("comic_narrator")
+
 KINDS = ["speech", "shout", "caption", "sound"]
 EMOTIONS = ["neutral", "excited", "angry", "sad", "scared", "whisper", "calm"]
 
-ANSWER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["characters", "texts"],
-    "properties": {
-        "characters": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["name", "gender", "age", "nature"],
-                "properties": {
-                    "name": {"type": "string"},
-                    "gender": {"enum": ["male", "female", "unknown"]},
-                    "age": {"enum": ["child", "young", "adult", "old", "unknown"]},
-                    "nature": {"enum": ["human", "creature", "machine", "unknown"]},
+NAME_CHARS = 40
+"""Longest character name or speaker the model may write."""
+MAX_CHARACTERS = 8
+"""Most characters one page's answer may list."""
+TEXT_FLOOR_CHARS = 60
+"""The shortest bound on a corrected text: OCR may have read a balloon's first line only."""
+TEXT_CEILING_CHARS = 600
+"""The longest bound on one corrected text or translation."""
+
+
+def _bounded_string(max_chars: int) -> dict[str, Any]:
+    return {"type": "string", "maxLength": max_chars}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    # anyOf rather than "type": [..., "null"], so the engine keeps the string's bound on its branch.
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def text_bound(ocr_chars: int) -> int:
+    """The longest corrected text the model may give for lettering OCR read as ``ocr_chars`` characters: half as
+    much again plus a line, within [TEXT_FLOOR_CHARS, TEXT_CEILING_CHARS]."""
+    return min(TEXT_CEILING_CHARS, max(TEXT_FLOOR_CHARS, ocr_chars * 3 // 2 + 40))
+
+
+def build_answer_schema(indices: list[int], longest_ocr_chars: int, every_region: bool = True) -> dict[str, Any]:
+    """The answer's JSON schema, bounded so that every answer the engine lets through is finite and short: a
+    model, even one with random weights, has to close each string and list within the bounds. ``indices`` are the
+    regions the model answers for (one item each: all of them with ``every_region``, else at most that many);
+    texts and their translations are bounded by the page's longest OCR text (text_bound)."""
+    text_chars = text_bound(longest_ocr_chars)
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["characters", "texts"],
+        "properties": {
+            "characters": {
+                "type": "array",
+                "maxItems": min(MAX_CHARACTERS, max(1, len(indices))),
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["name", "gender", "age", "nature"],
+                    "properties": {
+                        "name": _bounded_string(NAME_CHARS),
+                        "gender": {"enum": ["male", "female", "unknown"]},
+                        "age": {"enum": ["child", "young", "adult", "old", "unknown"]},
+                        "nature": {"enum": ["human", "creature", "machine", "unknown"]},
+                    },
+                },
+            },
+            "texts": {
+                "type": "array",
+                "minItems": len(indices) if every_region else 0,
+                "maxItems": max(1, len(indices)),
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["index", "text", "kind", "speaker", "emotion", "translation"],
+                    "properties": {
+                        "index": {"enum": indices or [0]},
+                        "text": _bounded_string(text_chars),
+                        "kind": {"enum": KINDS},
+                        "speaker": _nullable(_bounded_string(NAME_CHARS)),
+                        "emotion": {"enum": EMOTIONS},
+                        "translation": _nullable(_bounded_string(text_chars)),
+                    },
                 },
             },
         },
-        "texts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["index", "text", "kind", "speaker", "emotion", "translation"],
-                "properties": {
-                    "index": {"type": "integer"},
-                    "text": {"type": "string"},
-                    "kind": {"enum": KINDS},
-                    "speaker": {"type": ["string", "null"]},
-                    "emotion": {"enum": EMOTIONS},
-                    "translation": {"type": ["string", "null"]},
-                },
-            },
-        },
-    },
-}
+    }
+
+
+ANSWER_SCHEMA: dict[str, Any] = build_answer_schema(list(range(64)), TEXT_CEILING_CHARS, every_region=False)
+"""The schema at its widest (up to 64 regions, the longest texts); each page is asked with its own."""
+
+
+def answer_schema(reading: PageReading) -> dict[str, Any]:
+    """The schema one page is asked with: its story regions' indices and its longest OCR text."""
+    story = [(index, text) for index, text in enumerate(reading.texts) if text.kind != "furniture"]
+    return build_answer_schema([index for index, _ in story], max((len(text.text) for _, text in story), default=0))
+
+
+def answer_char_bound(schema: dict[str, Any]) -> int:
+    """The most characters a compact JSON answer valid under ``schema`` can take (escapes aside), for the subset
+    of JSON Schema the reader uses. A request whose max_tokens is this bound is not cut short as long as each
+    token carries at least a character (it does for ASCII, and for most CJK in a multilingual vocabulary) and
+    the server's JSON engine admits no free whitespace."""
+    if "anyOf" in schema:
+        return max(answer_char_bound(option) for option in schema["anyOf"])
+    if "enum" in schema:
+        return max(len(json.dumps(value, ensure_ascii=False)) for value in schema["enum"])
+    kind = schema.get("type")
+    if kind == "null":
+        return 4
+    if kind == "string":
+        return int(schema["maxLength"]) + 2
+    if kind == "array":
+        items = int(schema["maxItems"])
+        return 2 + items * answer_char_bound(schema["items"]) + max(0, items - 1)
+    if kind == "object":
+        fields = schema["properties"]
+        members = sum(len(json.dumps(key)) + 1 + answer_char_bound(value) for key, value in fields.items())
+        return 2 + members + max(0, len(fields) - 1)
+    raise ValueError(f"no character bound for schema {schema!r}")
+
+
+def answer_violations(value: Any, schema: dict[str, Any], where: str = "answer") -> list[str]:
+    """Where ``value`` breaks ``schema`` (the subset answer_schema uses): empty when the server enforced it."""
+    if "anyOf" in schema:
+        options = [answer_violations(value, option, where) for option in schema["anyOf"]]
+        return [] if any(not found for found in options) else min(options, key=len)
+    if "enum" in schema:
+        ok = value in schema["enum"] and not isinstance(value, bool)
+        return [] if ok else [f"{where}: {value!r} is not one of {schema['enum']}"]
+    python: dict[str, type] = {"object": dict, "array": list, "string": str, "null": type(None)}
+    expected = python[schema["type"]]
+    if not isinstance(value, expected):
+        return [f"{where}: {type(value).__name__} where {schema['type']} is asked"]
+    if isinstance(value, str) and len(value) > schema["maxLength"]:
+        return [f"{where}: {len(value)} characters, more than {schema['maxLength']}"]
+    found: list[str] = []
+    if isinstance(value, list):
+        if not schema.get("minItems", 0) <= len(value) <= schema["maxItems"]:
+            found.append(f"{where}: {len(value)} items, not {schema.get('minItems', 0)} to {schema['maxItems']}")
+        for index, item in enumerate(value):
+            found += answer_violations(item, schema["items"], f"{where}[{index}]")
+    elif isinstance(value, dict):
+        if set(value) != set(schema["properties"]):
+            found.append(f"{where}: keys {sorted(value)} instead of {sorted(schema['properties'])}")
+        for key in set(value) & set(schema["properties"]):
+            found += answer_violations(value[key], schema["properties"][key], f"{where}.{key}")
+    return found
+
 
 SYSTEM_PROMPT = (
     "You read comic and manga pages so they can be narrated aloud. You are given a page image and the text "
@@ -155,10 +257,21 @@ def request_fingerprint(max_side_px: int, max_tokens: int, disable_thinking: boo
     )
 
 
-def refine_with_llm(
-    image_rgb: npt.NDArray[np.uint8], local: PageReading, client: OpenAIChatClient, max_side_px: int
-) -> PageReading:
-    """One request per page: the image plus the numbered OCR regions; the answer is schema-constrained JSON."""
+@dataclass(frozen=True)
+class PageRequest:
+    """What one page's chat request carries besides the model: the messages, the answer's schema and the cap on
+    the answer's tokens."""
+
+    messages: list[dict[str, Any]]
+    schema: dict[str, Any]
+    max_tokens: int
+
+
+def page_request(
+    image_rgb: npt.NDArray[np.uint8], local: PageReading, max_side_px: int, max_tokens: int
+) -> PageRequest:
+    """The page's request: the image plus the numbered OCR regions, a schema bounded by the page, and max_tokens
+    at the most that schema admits (``max_tokens`` stays the ceiling)."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {
@@ -169,5 +282,23 @@ def refine_with_llm(
             ],
         },
     ]
-    answer = client.chat_json(messages, ANSWER_SCHEMA, "page_reading")
+    schema = answer_schema(local)
+    return PageRequest(messages, schema, min(max_tokens, answer_char_bound(schema)))
+
+
+def refine_with_llm(
+    image_rgb: npt.NDArray[np.uint8], local: PageReading, client: OpenAIChatClient, max_side_px: int
+) -> PageReading:
+    """One request per page; the answer is JSON constrained by the page's schema."""
+    request = page_request(image_rgb, local, max_side_px, client.config.max_tokens)
+    answer = client.chat_json(request.messages, request.schema, "page_reading", max_tokens=request.max_tokens)
+    broken = answer_violations(answer, request.schema)
+    if broken:  # merge_answer keeps only what fits; the user learns that the server does not enforce the schema
+        log.warning(
+            "page %d: the LLM's answer breaks the JSON schema it was asked with (%s%s); does the server enforce "
+            "response_format json_schema?",
+            local.page + 1,
+            "; ".join(broken[:3]),
+            f"; {len(broken) - 3} more" if len(broken) > 3 else "",
+        )
     return merge_answer(local, answer, client.resolve_model())
