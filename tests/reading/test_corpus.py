@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-import pytest
 from PIL import Image
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
@@ -34,12 +33,14 @@ def _pdf_pages(path: Path) -> list[npt.NDArray[np.uint8]]:
     return [np.asarray(document[i].render(scale=150 / 72).to_pil().convert("RGB")) for i in range(len(document))]
 
 
-@pytest.mark.parametrize(("folder", "lang", "max_cer"), [("peppercarrot-ep17", "en", 0.05), ("wikipe-tan", "ja", 0.10)])
-def test_ground_truth_targets(ocr: RapidOcrEngine, folder: str, lang: str, max_cer: float) -> None:
-    summary = evaluate_folder(corpus_path(folder), ocr, AUTO)
+def test_ground_truth_targets(ocr: RapidOcrEngine) -> None:
+    """All four pages of the episode (two of them are bundled in tests/data/vision). The corpus's wikipe-tan folder
+    is the bundled one file for file, scored against the same targets by test_eval_cli.py."""
+    summary = evaluate_folder(corpus_path("peppercarrot-ep17"), ocr, AUTO)
+    assert summary.pages == 4
     assert summary.panel_f1 >= 0.95
     assert summary.order_exact_rate == 1.0
-    assert summary.cer_by_lang[lang] <= max_cer
+    assert summary.cer_by_lang["en"] <= 0.05
 
 
 def test_chilling_tales_cover_and_ad_pages(ocr: RapidOcrEngine) -> None:
