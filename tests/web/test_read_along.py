@@ -1,11 +1,12 @@
-"""The read-along export of a real run (the sample page, real OCR, voices and encoder): its guided navigation
-holds the reading and the timeline, and its player, in headless Chromium from disk and over loopback HTTP, plays
-the narration (muted) with the highlighted balloon following the clock."""
+"""The read-along export of a real run (two pages, real OCR, voices and encoder): its guided navigation holds the
+reading and the timeline, and its player, in headless Chromium from disk and over loopback HTTP, plays the
+narration (muted) with the page and the highlighted balloon following the clock."""
 
 from __future__ import annotations
 
 import http.server
 import json
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -28,12 +29,16 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def narrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(work folder, read-along folder) of the sample page narrated with --read-along."""
+    """(work folder, read-along folder) of a two-page book (the sample page twice) narrated with --read-along."""
     root = tmp_path_factory.mktemp("read-along")
-    out, folder = root / "page.mp4", root / "read-along"
-    argv = [str(SAMPLE_PAGE), "-o", str(out), "-q", "--voice-quality", "fast", "--draft", "--read-along", str(folder)]
+    book = root / "book"
+    book.mkdir()
+    for name in ("p1.jpg", "p2.jpg"):
+        shutil.copyfile(SAMPLE_PAGE, book / name)
+    out, folder = root / "book.mp4", root / "read-along"
+    argv = [str(book), "-o", str(out), "-q", "--voice-quality", "fast", "--draft", "--read-along", str(folder)]
     assert main(argv) == 0
-    return root / "page.mp4.work", folder
+    return root / "book.mp4.work", folder
 
 
 @pytest.fixture(scope="module")
@@ -58,34 +63,36 @@ def test_the_guided_navigation_holds_the_reading_and_the_timeline(narrated: tupl
     }
     timing = Timing.model_validate_json((work / "timing.json").read_text(encoding="utf-8"))
     document = json.loads((folder / "guided.json").read_text(encoding="utf-8"))
-    [page] = document["guided"]
-    assert page["imgref"] == "pages/page-0001.png" and (folder / page["imgref"]).exists()
-    panels = [child for child in page.get("children", []) if child["role"] == ["panel"]]
-    assert [p["imgref"].split("#xywh=")[1] for p in panels] == [
-        ",".join(map(str, panel.bbox)) for panel in reading.pages[0].panels
-    ], "every panel, in reading order"
+    assert [page["imgref"] for page in document["guided"]] == ["pages/page-0001.png", "pages/page-0002.png"]
+    balloons = []
+    for page, node in zip(reading.pages, document["guided"], strict=True):
+        assert (folder / node["imgref"]).exists()
+        panels = [child for child in node.get("children", []) if child["role"] == ["panel"]]
+        assert [p["imgref"].split("#xywh=")[1] for p in panels] == [
+            ",".join(map(str, panel.bbox)) for panel in page.panels
+        ], "every panel, in reading order"
+        for balloon in (b for p in panels for b in p.get("children", [])):
+            x, y, w, h = (int(v) for v in balloon["imgref"].split("#xywh=")[1].split(","))
+            assert min(x, y) >= 0 and x + w <= page.width and y + h <= page.height
+            balloons.append(balloon)
     lines = spoken_lines(folder)
     assert [line.id for line in lines] == [line.id for line in script.lines], "every line, in the script's order"
     assert [line.text for line in lines] == [line.text for line in script.lines]
+    assert [line.page for line in lines] == [line.page for line in script.lines]
     starts = {i: s for shot in timing.shots for i, s in zip(shot.line_ids, shot.line_starts_s, strict=True)}
     for line in lines:
         assert line.start_s == pytest.approx(starts[line.id], abs=1e-3)
         assert line.end_s - line.start_s == pytest.approx(clips[line.id].duration_s, abs=2e-3)
         assert 0 <= line.start_s < line.end_s <= timing.duration_s
     speakers = {line.id: line.speaker for line in script.lines}
-    balloons = [b for p in panels for b in p.get("children", [])]
     assert balloons and all(b["character"] == [speakers[b["id"]]] for b in balloons)
-    width, height = reading.pages[0].width, reading.pages[0].height
-    for balloon in balloons:
-        x, y, w, h = (int(v) for v in balloon["imgref"].split("#xywh=")[1].split(","))
-        assert min(x, y) >= 0 and x + w <= width and y + h <= height
     assert (folder / "narration.m4a").read_bytes() == (work / "segments" / "audio.m4a").read_bytes()
 
 
 def test_export_writes_the_same_folder_from_the_work_folder(narrated: tuple[Path, Path], tmp_path: Path) -> None:
     work, folder = narrated
     assert main(["export", str(work), str(tmp_path / "again")]) == 0
-    for name in ("guided.json", "guided.js", "index.html", "player.js", "narration.m4a", "pages/page-0001.png"):
+    for name in ("guided.json", "guided.js", "index.html", "player.js", "narration.m4a", "pages/page-0002.png"):
         assert (tmp_path / "again" / name).read_bytes() == (folder / name).read_bytes(), name
 
 
@@ -108,11 +115,11 @@ def test_the_highlighted_balloon_follows_the_narration(
     folder = narrated[1]
     lines = spoken_lines(folder)
     browser.get((folder / "index.html").as_uri() if where == "file" else served)
-    assert browser.execute_script("return window.readAlong.pages") == 1
+    assert browser.execute_script("return window.readAlong.pages") == 2
     deadline = time.monotonic() + 10
     while not browser.execute_script("return window.readAlong.ready()") and time.monotonic() < deadline:
         time.sleep(0.05)
-    for line in lines:  # seeking into each line shows that line's balloon and caption
+    for line in lines:  # seeking into each line shows its page, its balloon and its caption
         browser.execute_script(
             "const a = document.getElementById('narration'); a.currentTime = arguments[0];",
             (line.start_s + line.end_s) / 2,
@@ -121,26 +128,31 @@ def test_the_highlighted_balloon_follows_the_narration(
         while _state(browser)["line"] != line.id and time.monotonic() < deadline:
             time.sleep(0.05)
         state = _state(browser)
-        assert state["line"] == line.id and line.text in str(state["caption"])
+        assert (state["line"], state["page"]) == (line.id, line.page) and line.text in str(state["caption"])
         box = browser.find_element("id", "balloon-box")
         assert box.is_displayed() and box.size["width"] > 10
+    # Played from a little before the second page's first line: the page turns and the highlight follows.
+    turn_s = min(line.start_s for line in lines if line.page == 1)
     browser.execute_script(
-        "const a = document.getElementById('narration'); a.currentTime = 0; a.muted = true; a.play();"
+        "const a = document.getElementById('narration'); a.currentTime = arguments[0]; a.muted = true; a.play();",
+        turn_s - 6,
     )
-    seen: set[str] = set()
-    deadline = time.monotonic() + 12
+    seen: set[tuple[int, str]] = set()
+    deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         state = _state(browser)
-        current = float(state["time"])  # type: ignore[arg-type]
-        expected = line_at(lines, current)
-        # a frame may straddle a line's edge: the page's state and the clock are read together, 60 ms of slack
-        if line_at(lines, current - 0.06) == expected == line_at(lines, current + 0.06):
-            assert state["line"] == expected, f"at {current:.2f} s"
+        now = float(state["time"])  # type: ignore[arg-type]
+        expected = line_at(lines, now)
+        # the page's state and the clock are read together; a frame may straddle a line's edge: 60 ms of slack
+        if line_at(lines, now - 0.06) == expected == line_at(lines, now + 0.06):
+            assert state["line"] == (expected.id if expected else None), f"at {now:.2f} s"
+            if expected is not None:
+                assert state["page"] == expected.page
         if state["line"]:
-            seen.add(str(state["line"]))
+            seen.add((int(state["page"]), str(state["line"])))  # type: ignore[call-overload]
         time.sleep(0.2)
-    assert float(_state(browser)["time"]) > 5, "the narration played"  # type: ignore[arg-type]
-    assert len(seen) >= 2, "the highlight moved from line to line while it played"
+    assert float(_state(browser)["time"]) > turn_s + 2, "the narration played"  # type: ignore[arg-type]
+    assert {page for page, _ in seen} == {0, 1}, "the page turned with the narration"
     browser.execute_script("document.getElementById('narration').pause()")
 
 
@@ -156,4 +168,7 @@ def test_keys_step_through_the_lines(browser: WebDriver, narrated: tuple[Path, P
         assert _state(browser)["line"] == line.id
     body.send_keys(Keys.ARROW_LEFT)
     assert _state(browser)["line"] == lines[1].id
+    body.send_keys(Keys.PAGE_DOWN)
+    state = _state(browser)
+    assert state["page"] == 1 and float(state["time"]) < min(ln.start_s for ln in lines if ln.page == 1)  # type: ignore[arg-type]
     assert browser.find_element("id", "caption").get_attribute("aria-live") == "polite"
