@@ -1,5 +1,6 @@
 """What the picture's additions cost per frame, apart from the page's own warp and dimming: the speaking
-highlight, a burned-in subtitle and an end-card frame, on the sample page, on one core (OpenCV single-threaded).
+highlight, a burned-in subtitle, an end-card frame and a frame of a slide or a fade between pages, on the sample
+page, on one core (OpenCV single-threaded).
 
     python benchmarks/picture_overlays.py [--frames 120] [--repeat 3]
 
@@ -23,6 +24,7 @@ from comic_narrator.video.color import ycbcr_of
 from comic_narrator.video.endcard import EndCard, end_card_frames
 from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
 from comic_narrator.video.highlight import Highlight, HighlightPainter
+from comic_narrator.video.transition import Entrance, enter
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "peppercarrot-ep17-page2.jpg"
 VIEW = (0.0, 300.0, 992.0, 558.0)
@@ -31,6 +33,8 @@ PANEL = (20.0, 330.0, 950.0, 330.0)
 BALLOON = (40, 340, 180, 130)
 """A balloon's lettering on the sample page (page pixels)."""
 CUE = "Carrot, get out the map and compass: it's too cloudy to see where I'm going"
+SLIDE = Entrance("slide", "ltr", 12, str(SAMPLE), "", VIEW, PANEL)
+FADE = Entrance("fade", "ltr", 12, str(SAMPLE), "", VIEW, PANEL)
 CARD = EndCard(
     "Pepper&Carrot: A Fresh Start",
     ("Writer & Art: David Revoy", "Translation: Alex Gryson", "Web: https://www.peppercarrot.com"),
@@ -55,14 +59,16 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     pyramid = PagePyramid.load(SAMPLE)
-    print(f"{'size':>10} | {'page frame':>10} | {'+ highlight':>11} | {'+ subtitle':>10} | {'end card':>8}")
+    heads = ("size", "page frame", "+ highlight", "+ subtitle", "end card", "+ slide", "+ fade")
+    print(" | ".join(f"{head:>11}" for head in heads))
     for width, height in ((1920, 1080), (832, 468)):
-        base, lit, subtitle, card = measure(pyramid, width, height, args.frames, args.repeat)
-        print(f"{width}x{height:<5} | {base:7.2f} ms | {lit:8.2f} ms | {subtitle:7.2f} ms | {card:5.2f} ms")
+        figures = measure(pyramid, width, height, args.frames, args.repeat)
+        print(" | ".join([f"{f'{width}x{height}':>11}", *(f"{ms:8.2f} ms" for ms in figures)]))
 
 
 def measure(pyramid: PagePyramid, width: int, height: int, frames: int, repeat: int) -> tuple[float, ...]:
-    """Milliseconds a frame: the page alone, then what the highlight, a subtitle and an end-card frame add."""
+    """Milliseconds a frame: the page alone, what the highlight and a subtitle add, an end-card frame, and what
+    a slide and a fade add to the new page's frame (the page before is rendered once per transition)."""
     config = RenderConfig(width_px=width, height_px=height)
     fill = ycbcr_of(config.background_rgb)
     lights = HighlightPainter((Highlight(0, 10**6, BALLOON),), width, height, config.fps)
@@ -80,6 +86,8 @@ def measure(pyramid: PagePyramid, width: int, height: int, frames: int, repeat: 
         per_frame_ms(lambda n: lights.paint(drawn[n % 4], 100, VIEW), frames, repeat),
         per_frame_ms(lambda n: captions.paint(drawn[n % 4], 0), frames, repeat),
         _card_frame_ms(CARD, config, repeat),
+        per_frame_ms(lambda n: enter(drawn[0], drawn[1], width, height, SLIDE, n % SLIDE.frames), frames, repeat),
+        per_frame_ms(lambda n: enter(drawn[0], drawn[1], width, height, FADE, n % FADE.frames), frames, repeat),
     )
 
 

@@ -222,6 +222,8 @@ class RenderConfig:
     burn_subtitles: Literal["", "book", "en"] = ""
     """Draw the subtitles into the picture: '' none, 'book' the book's own language, 'en' the English
     translation where the reading carries one (else the book's own); enters each segment's key as its cues."""
+    transition: Literal["slide", "fade", "cut"] = "slide"
+    """How a page takes over from the one before: a slide in the reading direction, a cross-fade, or a cut."""
     highlight: bool = True
     """Outline the balloon of the line being spoken, fading in and out with its clip (``--no-highlight``)."""
     end_card: bool = True

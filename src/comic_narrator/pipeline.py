@@ -280,9 +280,9 @@ def _finish_book(
     subtitles = build_tracks(streamed.reading, streamed.script, clips, timing)
     segments = [
         segment
-        for page in streamed.pages
+        for previous, page in zip([None, *streamed.pages], streamed.pages, strict=False)
         if page.plan is not None
-        for segment in page_segments(page, config, streamed.script.lang)
+        for segment in page_segments(page, config, streamed.script.lang, previous)
     ]
     end = book_end(config, streamed, timing.fps)
     bed = bed_fingerprint(streamed.reading, config.audio)  # an edited scene cue or recording is heard again

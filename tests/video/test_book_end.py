@@ -1,6 +1,7 @@
 """End to end on two pages of the bundled manga (its CBZ carries a ComicInfo.xml): the MP4's title and artist,
 the end card read back from the decoded frames with the bundled OCR, chapter markers at the pages' first frames,
-and one file per chapter with its own subtitles (real OCR, voices, camera and libx264)."""
+one file per chapter with its own subtitles, and the page transition (slide, fade, cut) decoded (real OCR,
+voices, camera and libx264)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from comic_narrator.artifacts import Timing
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.cli import main
+from comic_narrator.video.transition import TRANSITION_S
 from tests.e2e.subtitle_files import mp4_subtitles, srt_cues
 from tests.video.mp4_probe import probe_mp4
 
@@ -20,15 +22,26 @@ pytestmark = pytest.mark.slow
 
 MANGA = Path(__file__).parents[2] / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
 CREDIT = "Narrated by comic-narrator"
+OPTIONS = [str(MANGA), "--layout", "manga", "--pages", "1-2", "--voice-quality", "fast", "--draft", "-q"]
 
 
 @pytest.fixture(scope="module")
 def narrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("book-end") / "manga.mp4"
-    options = [str(MANGA), "--layout", "manga", "--pages", "1-2", "--voice-quality", "fast", "--draft", "-q"]
     extras = ["--chapters", "1,2", "--split-chapters", "--credits", CREDIT]
-    assert main([*options, *extras, "-o", str(out)]) == 0
+    assert main([*OPTIONS, *extras, "-o", str(out)]) == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def transitions(narrated: Path) -> dict[str, Path]:
+    """The same book with each transition (the default slide is the run above), from the same work folder."""
+    outputs = {"slide": narrated}
+    for kind in ("cut", "fade"):
+        outputs[kind] = narrated.with_name(f"{kind}.mp4")
+        work = ["--work-dir", str(narrated.parent / f"{narrated.name}.work")]
+        assert main([*OPTIONS, *work, "--transition", kind, "-o", str(outputs[kind])]) == 0
+    return outputs
 
 
 def _timing(out: Path) -> Timing:
@@ -86,3 +99,34 @@ def test_each_chapter_is_a_file_with_its_own_subtitles(narrated: Path) -> None:
         assert [t for _, _, t in cues] == [t for _, _, t in expected]
         times = np.array([(s, e) for s, e, _ in cues]) - np.array([(s, e) for s, e, _ in expected])
         assert np.abs(times).max() <= 0.0011, "the book's cues, timed from the chapter's start"
+
+
+def _frames(path: Path, first: int, count: int) -> list[np.ndarray]:
+    with av.open(str(path)) as container:
+        decoded = [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
+    return [np.asarray(frame, dtype=np.int32) for frame in decoded[first : first + count]]
+
+
+def test_the_second_page_slides_in_from_the_left_as_manga_reads(transitions: dict[str, Path], narrated: Path) -> None:
+    from comic_narrator.video.camera import ease_in_out
+
+    fps = round(probe_mp4(narrated).fps)
+    page_two = round(next(shot.start_s for shot in _timing(narrated).shots if shot.page == 1) * fps)
+    steps = round(TRANSITION_S * fps)
+    slide = _frames(transitions["slide"], page_two - 1, steps + 3)
+    cut = _frames(transitions["cut"], page_two - 1, steps + 3)
+    fade = _frames(transitions["fade"], page_two - 1, steps + 3)
+    left_as = cut[0]  # page 1's last frame: every run shows it alike
+    assert np.abs(slide[0] - left_as).mean() < 2 and np.abs(fade[0] - left_as).mean() < 2
+    assert np.abs(cut[1] - left_as).mean() > 20, "a cut shows page 2 at once"
+    n = steps // 2
+    width = left_as.shape[1]
+    shift = round(ease_in_out((n + 1) / (steps + 1)) * width)
+    middle = slide[1 + n]
+    assert np.abs(middle[:, shift:] - left_as[:, : width - shift]).mean() < 6, "page 1 pushed to the right"
+    assert np.abs(middle[:, :shift] - cut[1 + n][:, width - shift :]).mean() < 6, "page 2 coming in from the left"
+    weight = ease_in_out((n + 1) / (steps + 1))
+    mixed = (1 - weight) * left_as + weight * cut[1 + n]
+    assert np.abs(fade[1 + n] - mixed).mean() < 6, "a fade mixes the two"
+    for kind in ("slide", "fade"):
+        assert np.abs(_frames(transitions[kind], page_two + steps + 1, 1)[0] - cut[steps + 2]).mean() < 2, kind

@@ -219,6 +219,13 @@ def _narrate_parser() -> argparse.ArgumentParser:
         "'en' for the English translation where the reading carries one",
     )
     parser.add_argument(
+        "--transition",
+        choices=["slide", "fade", "cut"],
+        default=RenderConfig.transition,
+        help="how each page takes over from the one before: slide in the reading direction (from the right for "
+        "western comics, from the left for manga, from below for webtoons), fade, or cut",
+    )
+    parser.add_argument(
         "--no-highlight",
         action="store_true",
         help="do not outline the balloon of the line being spoken",
@@ -307,6 +314,7 @@ def _render_config(args: argparse.Namespace) -> RenderConfig:
         x264_params=RenderConfig.x264_params if args.preset == RenderConfig.preset else "",
         jobs=args.jobs,
         burn_subtitles=args.burn_subtitles,
+        transition=args.transition,
         highlight=not args.no_highlight,
         end_card=not args.no_end_card,
         credits=args.credits,

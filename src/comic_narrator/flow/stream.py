@@ -219,7 +219,7 @@ def stream_pages(
         work.timing = build_timing(one_page, Script(lang=lang_now, lines=work.lines), clips, run.audio, run.render.fps)
         work.plan = plan_camera(one_page, work.timing, run.render)
         work.powers = block_powers(mix_voices(run.work_dir, work.timing, clips), work.timing.sample_rate_hz)
-        for segment in page_segments(work, run, lang_now):
+        for segment in page_segments(work, run, lang_now, done[-1] if done else None):
             executor.render(segment, run.work_dir / work.image.image_file)
         if voice_stage is not None:
             voice_stage.advance(detail=f"page {work.image.index + 1}: {len(clips)} line(s)")
@@ -262,14 +262,17 @@ def stream_pages(
     )
 
 
-def page_segments(work: PageWork, run: RunConfig, lang: Literal["en", "ja"]) -> list[Segment]:
+def page_segments(
+    work: PageWork, run: RunConfig, lang: Literal["en", "ja"], previous: PageWork | None = None
+) -> list[Segment]:
     """A voiced page's video segments, with its subtitles when they are burned in (``--burn-subtitles``: the
     book's own track, or ``en`` its English translation where the reading carries one) and its balloons lit
-    while they are spoken."""
+    while they are spoken, taking over from the ``previous`` page as ``--transition`` says."""
     from comic_narrator.timeline.subtitles import build_tracks
     from comic_narrator.video.captions import page_captions
     from comic_narrator.video.highlight import page_highlights
     from comic_narrator.video.segments import plan_segments
+    from comic_narrator.video.transition import page_entrance
 
     assert work.plan is not None and work.timing is not None
     captions: tuple[Caption, ...] = ()
@@ -280,7 +283,15 @@ def page_segments(work: PageWork, run: RunConfig, lang: Literal["en", "ja"]) -> 
         track = next((t for t in tracks if t.lang == wanted), tracks[0])
         captions = page_captions(track.cues, work.timing.fps)
     lit = page_highlights(work.reading, work.lines, work.clips, work.timing) if run.render.highlight else ()
-    return plan_segments(work.plan, {work.image.index: work.image.sha256}, run.render, captions, lit)
+    entrance = None
+    if previous is not None and previous.plan is not None:
+        image = run.work_dir / previous.image.image_file
+        direction = work.reading.reading_direction
+        entrance = page_entrance(
+            run.render.transition, direction, previous.plan, image, previous.image.sha256, work.plan
+        )
+    page_sha256 = {work.image.index: work.image.sha256}
+    return plan_segments(work.plan, page_sha256, run.render, captions, lit, entrance)
 
 
 def book_characters(script: Script, cast: Cast | None) -> BookCharacters:

@@ -18,6 +18,7 @@ from comic_narrator.video.color import ycbcr_of
 from comic_narrator.video.encode import encode_segment
 from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
 from comic_narrator.video.highlight import Highlight, HighlightPainter
+from comic_narrator.video.transition import Entrance, enter, still_of
 from comic_narrator.workdir import text_sha256
 
 RENDERER_VERSION = 1
@@ -39,6 +40,8 @@ class Segment:
     """Subtitles burned into its frames (``--burn-subtitles``), in frames from the page's start."""
     highlights: tuple[Highlight, ...] = ()
     """Balloons lit while their lines are spoken, in frames from the page's start."""
+    entrance: Entrance | None = None
+    """How the page takes over from the one before (``--transition``); only on a page's first segment."""
 
     @property
     def frames(self) -> int:
@@ -61,10 +64,11 @@ def segment_key(
     config: RenderConfig,
     captions: Sequence[Caption] = (),
     highlights: Sequence[Highlight] = (),
+    entrance: Entrance | None = None,
 ) -> str:
     """What a segment's pixels and bits depend on: the page image, its shots (and the one it glides from), the
-    output size and rate, the encoder and its settings, the look, the text burned in, the balloons lit. Not the
-    worker count."""
+    output size and rate, the encoder and its settings, the look, the text burned in, the balloons lit, the page
+    it takes over from. Not the worker count."""
     return text_sha256(
         "segment",
         str(RENDERER_VERSION),
@@ -86,6 +90,7 @@ def segment_key(
         ),
         *(json.dumps([c.start_frame, c.end_frame, c.text], ensure_ascii=False) for c in captions),
         *(json.dumps(["lit", h.start_frame, h.end_frame, h.box]) for h in highlights),
+        *([json.dumps(["enter", *entrance.key()])] if entrance is not None else []),
     )
 
 
@@ -95,10 +100,12 @@ def plan_segments(
     config: RenderConfig,
     captions: Sequence[Caption] = (),
     highlights: Sequence[Highlight] = (),
+    entrance: Entrance | None = None,
 ) -> list[Segment]:
     """Cut at every page change, and inside a page at the end of a shot once the segment holds ``segment_s``
     and at least half that much of the page is left (no short tail segment of one last shot). ``captions`` (a
-    one-page plan's burned subtitles) and ``highlights`` go to the segments whose frames they overlap."""
+    one-page plan's burned subtitles) and ``highlights`` go to the segments whose frames they overlap, the
+    ``entrance`` to the one that starts the plan."""
     limit_frames = max(1, round(config.segment_s * plan.fps))
     left_on_page = [0] * len(plan.shots)  # frames of the same page after each shot
     for index in range(len(plan.shots) - 2, -1, -1):
@@ -134,9 +141,18 @@ def plan_segments(
         end_frame = plan.shots[run[-1]].start_frame + plan.shots[run[-1]].frames
         shown = tuple(c for c in captions if c.start_frame < end_frame and c.end_frame > first_frame)
         lit = tuple(h for h in highlights if h.start_frame < end_frame and h.end_frame > first_frame)
-        key = segment_key(page_sha256[page], sub_plan, len(context), config, shown, lit)
+        entered = entrance if run is runs[0] else None
+        key = segment_key(page_sha256[page], sub_plan, len(context), config, shown, lit, entered)
         segments.append(
-            Segment(page=page, plan=sub_plan, first=len(context), key=key, captions=shown, highlights=lit)
+            Segment(
+                page=page,
+                plan=sub_plan,
+                first=len(context),
+                key=key,
+                captions=shown,
+                highlights=lit,
+                entrance=entered,
+            )
         )
     return segments
 
@@ -148,6 +164,7 @@ def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderCo
     fill = ycbcr_of(config.background_rgb)
     painter = CaptionPainter(segment.captions, plan.width_px, plan.height_px) if segment.captions else None
     lights = HighlightPainter(segment.highlights, plan.width_px, plan.height_px, plan.fps)
+    before = still_of(segment.entrance, config) if segment.entrance is not None else None
     for index in range(segment.first, len(plan.shots)):
         for frame_in_shot in range(plan.shots[index].frames):
             rect = rect_at(plan, index, frame_in_shot)
@@ -157,7 +174,9 @@ def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderCo
                 dim_outside(frame, plan.width_px, plan.height_px, rect, focus, strength)
             page_frame = plan.shots[index].start_frame + frame_in_shot
             lights.paint(frame, page_frame, rect)
-            if painter is not None:
+            if before is not None and segment.entrance is not None:
+                frame = enter(before, frame, plan.width_px, plan.height_px, segment.entrance, page_frame)
+            if painter is not None:  # subtitles stay put while the pages change under them
                 painter.paint(frame, page_frame)
             yield frame
 
