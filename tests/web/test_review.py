@@ -140,6 +140,7 @@ def test_a_malformed_edit_is_refused_and_changes_nothing(review: Review) -> None
         json.dumps({"lines": [{**first, "text": "   "}], "voices": {}}).encode(): "line 1: the text is empty",
         json.dumps({"lines": [{**first, "emotion": "smug"}], "voices": {}}).encode(): "first at lines.0.emotion",
         json.dumps({"lines": [{**first, "speaker": "a b/c"}], "voices": {}}).encode(): "is not an id",
+        json.dumps({"lines": [{**first, "id": "../x"}], "voices": {}}).encode(): "line 1: id '../x' is not a line id",
         json.dumps({"lines": [first, first], "voices": {}}).encode(): "line 2: id p001-t01 is used twice",
         json.dumps({"lines": [first], "voices": {first["speaker"]: "no-such-voice"}}).encode(): "unknown voice",
         json.dumps({"lines": [first], "voices": {}, "extra": 1}).encode(): "first at extra",
@@ -218,6 +219,7 @@ def test_an_edit_saved_in_the_browser_is_used_by_the_next_run(browser: WebDriver
     row(1).find_element("css selector", "button.up").click()  # t02 before t01, in the same panel
     row(1).find_element("css selector", "button.add").click()  # a new line after t01
     row(2).find_element("css selector", "textarea.text").send_keys(ADDED_TEXT)
+    Select(row(2).find_element("css selector", "select.kind")).select_by_value("speech")
     row(len(script.lines)).find_element("css selector", "button.delete").click()  # the last line goes
     browser.find_element("id", "save").click()
     _wait_for(lambda: browser.find_element("id", "status").text.startswith("saved "), "the save")
@@ -225,7 +227,7 @@ def test_an_edit_saved_in_the_browser_is_used_by_the_next_run(browser: WebDriver
     assert [line.id for line in saved.lines] == [t02.id, t01.id, "p001-n01", *(line.id for line in rest[:-1])]
     assert saved.lines[1].text == NEW_TEXT and saved.lines[0].emotion == "sad"
     added = saved.lines[2]
-    assert (added.text, added.speaker, added.kind, added.panel) == (ADDED_TEXT, "narrator", "caption", t01.panel)
+    assert (added.text, added.speaker, added.kind, added.panel) == (ADDED_TEXT, "narrator", "speech", t01.panel)
     assert saved.lines[3:] == rest[:-1]
     assert yaml.safe_load((review.work / "review-cast.yaml").read_text(encoding="utf-8"))[first.speaker] == new_voice
 

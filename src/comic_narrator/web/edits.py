@@ -25,7 +25,8 @@ explicit ``--cast FILE`` wins)."""
 MAX_BODY_BYTES = 4 << 20
 MAX_TEXT_CHARS = 2000
 SPEAKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
-_WRITER_ID = re.compile(r"p\d{3}-[a-z]\d{2,}")
+LINE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""An id the page may keep: the writer's ``pPPP-tNN``, a review's ``pPPP-nNN``, or a hand-edited script's own."""
 
 
 class EditError(ArtifactError):
@@ -95,8 +96,8 @@ def edited_script(edit: ReviewEdit, reading: BookReading, lang: str) -> Script:
         if len(text) > MAX_TEXT_CHARS:
             raise EditError(f"{where}: the text has {len(text)} characters; at most {MAX_TEXT_CHARS}")
         line_id = line.id
-        if line_id and not _WRITER_ID.fullmatch(line_id):
-            raise EditError(f"{where}: id {line_id!r} is not a line id (pPPP-tNN)")
+        if line_id and not LINE_ID.fullmatch(line_id):
+            raise EditError(f"{where}: id {line_id!r} is not a line id (letters, digits, '_', '-', '.'; e.g. p001-t02)")
         if not line_id:
             line_id = _new_id(line.page, taken)
             taken.add(line_id)

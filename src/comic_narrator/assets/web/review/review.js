@@ -175,6 +175,10 @@
       speaker.addEventListener("change", () => { line.speaker = speaker.value.trim(); changed(); drawCast(); drawLines(); });
       const voice = voiceSelect(voiceOf(line.speaker), "Line " + n + " voice (the speaker's, for all their lines)",
         (value) => { voices[line.speaker] = value; changed(); drawCast(); drawLines(); });
+      const kind = el("select", { className: "kind" });
+      kind.setAttribute("aria-label", "Line " + n + " kind");
+      book.kinds.forEach((k) => kind.append(el("option", { value: k, textContent: k, selected: k === line.kind })));
+      kind.addEventListener("change", () => { line.kind = kind.value; changed(); });
       const emotion = el("select", { className: "emotion" });
       emotion.setAttribute("aria-label", "Line " + n + " emotion");
       book.emotions.forEach((e) => emotion.append(el("option", { value: e, textContent: e, selected: e === line.emotion })));
@@ -192,8 +196,8 @@
       const playButton = button("Play", "play", () => play(line, voiceOf(line.speaker), playButton));
       const item = el("li", { dataset: { id: line.id } },
         el("div", { className: "fields" },
-          el("span", { textContent: "p" + (line.page + 1) + " · " + line.kind + (line.id ? " · " + line.id : " · new") }),
-          panel, el("label", {}, "speaker", speaker), voice, emotion),
+          el("span", { textContent: "p" + (line.page + 1) + (line.id ? " · " + line.id : " · new") }),
+          panel, kind, el("label", {}, "speaker", speaker), voice, emotion),
         text,
         el("div", { className: "buttons" }, playButton, button("Up", "up", () => move(index - 1)), button("Down", "down", () => move(index + 1)),
           button("Delete", "delete", () => { lines.splice(index, 1); changed(); drawLines(); mark(-1); }),
