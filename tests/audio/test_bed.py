@@ -215,3 +215,15 @@ def test_a_scene_cue_in_an_edited_reading_is_heard_in_the_file(narrated: Path, t
     assert "page 1: rain bed (the reading's scene cues)" in (work_of(out) / "comic-narrator.log").read_text()
     wind, rain = _high_share(narrated), _high_share(out)
     assert rain > 0.5 > 0.1 > wind, (wind, rain)
+
+
+def test_a_page_that_goes_on_in_the_same_place_barely_dips_at_the_turn(narrated: Path) -> None:
+    """The opening 0.3 s of the page's bed: faded in from silence after a page set elsewhere (a raised cosine
+    keeps 3/8 of the power: -4.3 dB), left whole but for its first 30 ms after a page with the same ambience."""
+    reading, timing, clips = _artifacts(narrated)
+    n = _samples(timing)
+    fresh = bed_for(reading, timing, clips, n, AudioConfig())
+    joined = bed_for(reading, timing, clips, n, AudioConfig(), joins=(True, False))
+    head = slice(0, round(0.3 * RATE_HZ))
+    assert _rms_db(joined[head]) - _rms_db(fresh[head]) > 3.5
+    assert np.array_equal(fresh[round(0.3 * RATE_HZ) :], joined[round(0.3 * RATE_HZ) :])

@@ -25,6 +25,9 @@ LAYER_UNDER_DB = 6.0
 """A second setting the page also tells of plays this much under the first."""
 EDGE_FADE_S = 0.3
 """A page's ambience fades in and out over this at the page's edges (under the page-turn swish)."""
+JOIN_FADE_S = 0.03
+"""The same, where the page before or after plays the same ambience: a dip too short to hear as a gap, long
+enough that the two pages' noise does not meet in a click."""
 EFFECTS_PER_PANEL = 3
 """A cluttered panel gets its first three effects."""
 
@@ -76,12 +79,14 @@ def build_bed(
     scenes: dict[int, PageScene],
     start_sample: int = 0,
     library: SoundLibrary | None = None,
+    joins: tuple[bool, bool] = (False, False),
     seed: int = 17,
 ) -> Audio:
     """The bed under ``timing`` (``total_samples`` long). Each page of ``scenes`` spans its shots; its ambience is
     brought to ``voice_lufs`` (the voices' mono loudness) less the configured distance, and with the music ducked
     under ``speech_s`` (seconds on this timeline). ``start_sample`` places the piece in the book, so the music and
-    looped recordings carry on across pieces."""
+    looped recordings carry on across pieces; ``joins`` says whether the same ambience plays just before and just
+    after the piece (it then barely dips at that edge)."""
     rate = timing.sample_rate_hz
     rng = np.random.default_rng(seed)
     beds = np.zeros(total_samples, dtype=np.float32)
@@ -91,6 +96,7 @@ def build_bed(
         end = min(total_samples, start + shot.frames * rate // timing.fps)
         span = spans.setdefault(shot.page, [start, end])
         span[0], span[1] = min(span[0], start), max(span[1], end)
+    pages = sorted(spans)
     for page, (lo, hi) in sorted(spans.items()):
         scene = scenes.get(page)
         if scene is None or hi <= lo:
@@ -106,7 +112,9 @@ def build_bed(
         if scene.mood is not None:
             music = _music(scene.mood, start_sample + lo, hi - lo, rate, library)
             sound += at_loudness(music, rate, voice_lufs - config.music_under_voice_lu)
-        beds[lo:hi] += fades(sound, rate, EDGE_FADE_S)
+        fade_in = JOIN_FADE_S if page == pages[0] and joins[0] else EDGE_FADE_S
+        fade_out = JOIN_FADE_S if page == pages[-1] and joins[1] else EDGE_FADE_S
+        beds[lo:hi] += fades(sound, rate, fade_in, fade_out)
     beds *= duck_gain(total_samples, rate, speech_s, config.duck_db, config.duck_attack_s, config.duck_release_s)
     return beds + _effects(reading, timing, total_samples, config, rng, library)
 

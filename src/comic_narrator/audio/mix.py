@@ -147,6 +147,7 @@ def bed_for(
     *,
     scenes: dict[int, PageScene] | None = None,
     start_sample: int = 0,
+    joins: tuple[bool, bool] = (False, False),
     seed: int = 17,
 ) -> npt.NDArray[np.float32]:
     """The sound bed under ``timing``, at its levels under voices at the loudness target and ducked under
@@ -162,6 +163,7 @@ def bed_for(
         scenes=scenes if scenes is not None else scenes_for(reading, {}, config),
         start_sample=start_sample,
         library=library,
+        joins=joins,
         seed=seed,
     )
 
@@ -177,6 +179,10 @@ class PageSound:
     reading: BookReading | None
     powers: npt.NDArray[np.float64]
     image_file: Path | None = None
+
+
+def _same(one: str | None, other: str | None) -> bool:
+    return one is not None and one == other
 
 
 def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig) -> Iterator[npt.NDArray[np.float32]]:
@@ -195,7 +201,14 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
         images = {p.page: page.image_file for p in page.reading.pages} if page.reading and page.image_file else {}
         scenes.append(scenes_for(page.reading, images, config) if page.reading is not None and config.sound_bed else {})
         for number, scene in sorted(scenes[-1].items()):
-            log.info("page %d: %s bed (%s)", number + 1, scene.choice.ambience, scene.choice.reason)
+            music = f"; music {scene.mood}" if scene.mood else ""
+            log.info("page %d: %s bed (%s)%s", number + 1, scene.choice.ambience, scene.choice.reason, music)
+
+    def ambience(number: int, first: bool) -> str | None:
+        if not 0 <= number < len(scenes) or not scenes[number]:
+            return None
+        chosen = scenes[number][min(scenes[number]) if first else max(scenes[number])]
+        return f"{chosen.choice.ambience}/{chosen.choice.layer}"
 
     spool = Path(tempfile.mkdtemp(prefix=".mix-", dir=work_dir))
 
@@ -214,6 +227,10 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
                 config,
                 scenes=scenes[number],
                 start_sample=int(starts[number]),
+                joins=(
+                    _same(ambience(number - 1, first=False), ambience(number, first=True)),
+                    _same(ambience(number + 1, first=True), ambience(number, first=False)),
+                ),
                 seed=17 + number,
             )
         np.save(spooled, track)

@@ -70,15 +70,17 @@ def scatter(out: Audio, events: Audio, rng: np.random.Generator, per_s: float, r
         out[start:stop] += events[: stop - start] * np.float32(gain)
 
 
-def fades(samples: Audio, rate_hz: int, fade_s: float) -> Audio:
+def fades(samples: Audio, rate_hz: int, in_s: float, out_s: float) -> Audio:
     """Raised-cosine fade in and out, so a piece starts and ends at silence without a click."""
-    n = min(len(samples) // 2, round(fade_s * rate_hz))
-    if n == 0:
-        return samples
-    ramp = (0.5 - 0.5 * np.cos(np.linspace(0, np.pi, n))).astype(np.float32)
     out = samples.copy()
-    out[:n] *= ramp
-    out[-n:] *= ramp[::-1]
+    for length_s, head in ((in_s, True), (out_s, False)):
+        n = min(len(samples) // 2, round(length_s * rate_hz))
+        if n:
+            ramp = (0.5 - 0.5 * np.cos(np.linspace(0, np.pi, n))).astype(np.float32)
+            if head:
+                out[:n] *= ramp
+            else:
+                out[-n:] *= ramp[::-1]
     return out
 
 
