@@ -250,7 +250,7 @@ def _finish_book(
     import soundfile
 
     from comic_narrator.audio.mix import bed_fingerprint
-    from comic_narrator.flow.book_end import book_end
+    from comic_narrator.flow.book_end import book_end, card_sound
     from comic_narrator.flow.stream import book_timing, page_segments
     from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
     from comic_narrator.video.endcard import end_card_file
@@ -304,7 +304,7 @@ def _finish_book(
                         wav.write(piece)
                         yield piece
                     if end.card_frames:  # the end card's time: the track ends with the video
-                        tail = np.zeros(end.card_frames * timing.sample_rate_hz // timing.fps, dtype=np.float32)
+                        tail = card_sound(end.card_frames, timing.fps, config.audio)
                         wav.write(tail)
                         yield tail
 

@@ -15,6 +15,7 @@ from comic_narrator.artifacts import Timing
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.cli import main
 from comic_narrator.video.transition import TRANSITION_S
+from tests.audio.measure import decoded_audio, longest_quiet_s
 from tests.e2e.subtitle_files import mp4_subtitles, srt_cues
 from tests.video.mp4_probe import probe_mp4
 
@@ -68,6 +69,14 @@ def test_the_video_ends_with_a_card_of_the_credits(narrated: Path) -> None:
         read = " ".join(line.text for line in ocr.recognize(card, "en")).lower()
     for words in ("narrated by", "shuho sato", "manga on web", "secondary use"):
         assert words in read, f"{words!r} not on the card; OCR read {read!r}"
+
+
+def test_the_card_is_not_dead_air(narrated: Path) -> None:
+    """Soft air under the card, fading out at its end: nowhere under -50 dBFS for 3 s (issue 13, Sound)."""
+    audio, rate_hz = decoded_audio(narrated)
+    card = audio[:, round((_timing(narrated).duration_s + 0.5) * rate_hz) :]
+    assert 20 * np.log10(np.sqrt(np.mean(card**2))) > -60, "not silence"
+    assert longest_quiet_s(audio, rate_hz) < 3.0
 
 
 def test_chapter_markers_start_at_their_pages(narrated: Path) -> None:

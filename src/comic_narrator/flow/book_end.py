@@ -1,6 +1,6 @@
-"""What the book's video carries besides its pages, gathered once the pages are done: the end card, the MP4's
-metadata (title, artist, notes) and its chapter marks, from the input's own information (ingest/book_info.py),
-the reading and the options."""
+"""What the book's video carries besides its pages, gathered once the pages are done: the end card (and the soft
+bed under it), the MP4's metadata (title, artist, notes) and its chapter marks, from the input's own information
+(ingest/book_info.py), the reading and the options."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from comic_narrator.config import RunConfig
+import numpy as np
+import numpy.typing as npt
+
+from comic_narrator.audio.ambience import synthesise_ambience
+from comic_narrator.audio.synth import at_loudness, fades
+from comic_narrator.config import AudioConfig, RunConfig
 from comic_narrator.errors import InputError
 from comic_narrator.flow.stream import Streamed
 from comic_narrator.ingest.book_info import BookInfo, read_book_info
@@ -64,3 +69,20 @@ def book_end(config: RunConfig, streamed: Streamed, fps: int) -> BookEnd:
     )
     marks = chapter_marks(page_starts, wanted, frame + card_frames)
     return BookEnd(card, card_frames, metadata, marks)
+
+
+CARD_FADE_OUT_S = 1.2
+"""The bed under the end card fades out over its last this long, so the file ends in silence, briefly."""
+
+
+def card_sound(frames: int, fps: int, config: AudioConfig) -> npt.NDArray[np.float32]:
+    """The track under the end card: the neutral bed (soft air) at the level the sound bed gives a page nothing
+    places, faded in and out, so the card is not dead air; silence without the sound bed (``--no-sound-bed``).
+    Added after mastering, at its level in the mastered track (the voices at the loudness target)."""
+    samples = frames * config.sample_rate_hz // fps
+    if not config.sound_bed or samples == 0:
+        return np.zeros(samples, dtype=np.float32)
+    rng = np.random.default_rng(frames)  # deterministic: the same card sounds the same
+    air = synthesise_ambience("neutral", samples, config.sample_rate_hz, rng)
+    level = config.target_lufs - config.neutral_under_voice_lu
+    return fades(at_loudness(air, config.sample_rate_hz, level), config.sample_rate_hz, 0.3, CARD_FADE_OUT_S)
