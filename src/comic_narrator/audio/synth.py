@@ -85,10 +85,13 @@ def fades(samples: Audio, rate_hz: int, in_s: float, out_s: float) -> Audio:
 
 
 def at_loudness(samples: Audio, rate_hz: int, lufs: float) -> Audio:
-    """``samples`` scaled to read ``lufs`` integrated (BS.1770, mono); silence and sub-block pieces as they are."""
-    if len(samples) < round(0.4 * rate_hz) or not np.any(samples):
+    """``samples`` scaled to read ``lufs`` integrated (BS.1770, mono). A piece shorter than one 400 ms block, or
+    one the gates leave nothing of, is scaled by its plain mean square instead; silence stays silent."""
+    if not np.any(samples):
         return samples
-    measured = pyloudnorm.Meter(rate_hz).integrated_loudness(samples.astype(np.float64))
+    measured = float("-inf")
+    if len(samples) >= round(0.4 * rate_hz):
+        measured = pyloudnorm.Meter(rate_hz).integrated_loudness(samples.astype(np.float64))
     if not np.isfinite(measured):
-        return samples
+        measured = -0.691 + 10 * float(np.log10(np.mean(np.square(samples, dtype=np.float64))))
     return np.asarray(samples * np.float32(10 ** ((lufs - measured) / 20)), dtype=np.float32)
