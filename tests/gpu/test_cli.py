@@ -205,3 +205,22 @@ def test_up_status_down_through_the_cli_in_a_subprocess(tmp_path: Path) -> None:
         down = gpu("down", str(path), "--gpu-memory", "32GiB")
     assert down.returncode == 0 and down.stdout.splitlines()[0].startswith("tts: stopped")
     assert gpu("status", str(path), "--gpu-memory", "32GiB").returncode == 1
+
+
+def test_plan_calibrated_on_a_vision_boot_counts_the_encoder_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gpu plan --calibrate` on the H200's Qwen2-VL boot for pages of at most 2,048 image tokens (four profiled
+    at once), for the processor's largest image (preprocessor_config.json beside config.json): vLLM gave 66.50
+    GiB of KV for that boot (qwen2vl-serve.log). The calibrated peak holds the calibration boot's encoder pass,
+    which is taken out before this plan's own is added."""
+    folder = _model_dir(tmp_path, "qwen2-vl-tiny")
+    (folder / "preprocessor_config.json").write_text(json.dumps({"max_pixels": 12_845_056}))
+    args = ["plan", "--gpu-memory", "139.8GiB", "--model", str(folder), "--gpu-memory-utilization", "0.5",
+            "--max-num-seqs", "32", "--max-model-len", "32768", "--enforce-eager", "--limit-mm-per-prompt", "1",
+            "--calibrate", str(LOGS / "qwen2vl-pages2k.log"), "--json"]  # fmt: skip
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    encoder = next(line for line in data["budget"] if line["item"] == "image encoder profiling")
+    assert encoder["note"] == "1 max-size image(s)"
+    assert data["kv_cache_gib"] == pytest.approx(66.50, abs=0.1)

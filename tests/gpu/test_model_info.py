@@ -129,3 +129,18 @@ def test_quantised_checkpoint_without_weights_is_flagged_as_approximate() -> Non
     assert info.quantization == "awq"
     assert 4.0 < info.weights.total_bytes / GIB < 4.5  # 8.03 B params at ~0.56 bytes each
     assert any("approximate" in note for note in info.notes)
+
+
+def test_qwen2_vl_tower_width_and_the_processors_largest_image(tmp_path: Path) -> None:
+    """Qwen2-VL's vision_config.hidden_size is the language model's width; the tower's is embed_dim. The
+    processor's max_pixels (preprocessor_config.json beside config.json) sets the largest image's patches."""
+    (tmp_path / "config.json").write_text((CONFIGS / "qwen2-vl-tiny.config.json").read_text())
+    info = load_model_info(tmp_path)
+    assert info.vision is not None
+    assert (info.vision.hidden_size, info.vision.max_patches_per_image) == (1280, 12_845_056 // 196)
+    (tmp_path / "preprocessor_config.json").write_text(json.dumps({"max_pixels": 1_605_632, "patch_size": 14}))
+    smaller = load_model_info(tmp_path).vision
+    assert smaller is not None and smaller.max_patches_per_image == 8192
+    (tmp_path / "preprocessor_config.json").write_text(json.dumps({"size": {"longest_edge": 802_816}}))
+    by_size = load_model_info(tmp_path).vision
+    assert by_size is not None and by_size.max_patches_per_image == 4096

@@ -278,3 +278,66 @@ def test_calibration_carries_over_to_graphs_and_1024_sequences() -> None:
     assert abs(plan.kv_cache_bytes / GIB - 5.21) / 5.21 < 0.02
     prediction = next(p for p in plan.predictions if p.outcome == "mamba-blocks")
     assert abs(int(prediction.fixes[0].value or 0) - 434) <= 10
+
+
+# Qwen2-VL's vision tower behind a small language model, booted three times on the H200 with random weights
+# (benchmarks/gpu_vlm_device.sh): with the encoder's profiling pass for one 16,384-token image (the processor's
+# largest), without the pass (--skip-mm-profiling), and with pages capped at 2,048 image tokens (four images).
+QWEN2VL_FLAGS = VllmFlags(
+    gpu_memory_utilization=0.5, max_model_len=32768, max_num_seqs=32, enforce_eager=True, limit_images_per_prompt=1
+)
+
+
+def _qwen2vl(max_pixels: int = 12_845_056) -> ModelInfo:
+    from dataclasses import replace
+
+    model = _model("qwen2-vl-tiny")
+    assert model.vision is not None
+    return replace(model, vision=replace(model.vision, max_patches_per_image=max_pixels // 196))
+
+
+def _qwen2vl_calibration(log: str) -> Calibration:
+    report = diagnose((LOGS / log).read_text())
+    cal = _calibration(log)
+    from dataclasses import replace
+
+    return replace(cal, encoder_budget_tokens=report.encoder_budget_tokens, encoder_items=report.encoder_items)
+
+
+def _kv_gib(plan_request: PlanRequest) -> float:
+    return make_plan(plan_request).kv_cache_bytes / GIB
+
+
+def test_the_doctor_reads_a_multimodal_boot_whose_arguments_hold_a_config_object() -> None:
+    """vLLM prints --structured-outputs-config as StructuredOutputsConfig(...) among the non-default args."""
+    report = diagnose((LOGS / "qwen2vl-serve.log").read_text())
+    assert "StructuredOutputsConfig(" in (LOGS / "qwen2vl-serve.log").read_text()
+    assert (report.args.gpu_memory_utilization, report.args.max_num_seqs, report.args.enforce_eager) == (0.5, 32, True)
+    assert (report.encoder_budget_tokens, report.encoder_items) == (16384, 1)
+    skipped = diagnose((LOGS / "qwen2vl-skip-mm.log").read_text())
+    assert (skipped.encoder_budget_tokens, skipped.encoder_items) == (0, 0)
+
+
+def test_out_of_sample_the_image_encoder_item_from_a_boot_without_it() -> None:
+    """Calibrated on the boot without the encoder's pass (KV 68.28 GiB), the plan adds its image-encoder item and
+    predicts the boot with the pass for one max-size image: vLLM gave 66.50 GiB."""
+    cal = _qwen2vl_calibration("qwen2vl-skip-mm.log")
+    predicted = _kv_gib(PlanRequest(H200, _qwen2vl(), QWEN2VL_FLAGS, calibration=cal))
+    assert predicted == pytest.approx(66.50, abs=0.1)
+
+
+def test_out_of_sample_smaller_pages_from_the_max_size_boot() -> None:
+    """Calibrated on the max-size boot (one 16,384-token image profiled), the plan for pages capped at 2,048
+    tokens (vLLM profiles four of them within its 8,192-token budget) predicts that boot's 67.44 GiB."""
+    cal = _qwen2vl_calibration("qwen2vl-serve.log")
+    plan = make_plan(PlanRequest(H200, _qwen2vl(max_pixels=1_605_632), QWEN2VL_FLAGS, calibration=cal))
+    assert {line.item: line.note for line in plan.lines}["image encoder profiling"] == "4 max-size image(s)"
+    assert plan.kv_cache_bytes / GIB == pytest.approx(67.44, abs=0.1)
+
+
+def test_uncalibrated_multimodal_estimate_is_within_two_percent_of_the_real_kv_pool() -> None:
+    for max_pixels, log in ((12_845_056, "qwen2vl-serve.log"), (1_605_632, "qwen2vl-pages2k.log")):
+        real = diagnose((LOGS / log).read_text()).kv_cache_bytes
+        assert real is not None
+        predicted = make_plan(PlanRequest(H200, _qwen2vl(max_pixels), QWEN2VL_FLAGS)).kv_cache_bytes
+        assert predicted == pytest.approx(real, rel=0.02), log

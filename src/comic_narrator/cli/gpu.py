@@ -141,6 +141,8 @@ def _calibration(path: Path) -> Calibration:
         gpu_memory_utilization=report.args.gpu_memory_utilization or 0.92,
         max_num_batched_tokens=report.args.max_num_batched_tokens,
         max_num_seqs=report.args.max_num_seqs,
+        encoder_budget_tokens=report.encoder_budget_tokens,
+        encoder_items=report.encoder_items,
     )
 
 

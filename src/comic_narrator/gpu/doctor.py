@@ -40,6 +40,10 @@ class BootReport:
     device_free_bytes: int | None = None
     device_total_bytes: int | None = None
     init_engine_s: float | None = None
+    encoder_budget_tokens: int | None = None
+    """The encoder cache budget of the image encoder's profiling pass (0 when vLLM skipped that pass)."""
+    encoder_items: int | None = None
+    """Max-size images (or videos) in that pass (0 when skipped; None: no such line, e.g. a text model)."""
     failures: tuple[Diagnosis, ...] = ()
     error_line: str | None = None
     """The line that names why a boot that did not become ready died (known failure or not)."""
@@ -74,12 +78,20 @@ def _line_of(text: str, match: re.Match[str]) -> str:
     return text[start : end if end >= 0 else len(text)].strip()
 
 
+_OBJECT_REPR = re.compile(r"\b[A-Za-z_][\w.]*\((?:[^()'\"]|'[^']*'|\"[^\"]*\")*\)")
+
+
 def _parse_args(text: str) -> VllmArgs:
     match = _search(r"non-default args: (\{.*\})", text)
     if match is None:
         return VllmArgs()
+    literal = match.group(1)
+    # Config objects are printed as their repr, e.g. StructuredOutputsConfig(backend='xgrammar', ...): each
+    # becomes a string, innermost first, so the flags around it still parse.
+    while (reduced := _OBJECT_REPR.sub("'<object>'", literal)) != literal:
+        literal = reduced
     try:
-        raw = ast.literal_eval(match.group(1))
+        raw = ast.literal_eval(literal)
     except (ValueError, SyntaxError):
         return VllmArgs()
     if not isinstance(raw, dict):
@@ -266,6 +278,8 @@ def diagnose(log: str) -> BootReport:
     graphs_actual = _last(r"Graph capturing finished in \d+ secs, took " + _NUM + r" GiB", text)
     block = _last(r"Setting attention block size to (\d+) tokens", text)
     init = _last(r"init engine \(profile, create kv cache, warmup model\) took " + _NUM + r" s", text)
+    encoder = _last(r"Encoder cache will be initialized with a budget of (\d+) tokens, and profiled with (\d+) ", text)
+    encoder_skipped = _search(r"Skipping (?:memory profiling for multimodal encoder|encoder profiling)", text)
     kv_bytes = gib_to_bytes(_f(kv.group(1))) if kv else None
     free_diag, free, total = _free_memory(text, args)
     found = (
@@ -294,6 +308,8 @@ def diagnose(log: str) -> BootReport:
         device_free_bytes=free,
         device_total_bytes=total,
         init_engine_s=_f(init.group(1)) if init else None,
+        encoder_budget_tokens=int(encoder.group(1)) if encoder else 0 if encoder_skipped else None,
+        encoder_items=int(encoder.group(2)) if encoder else 0 if encoder_skipped else None,
         failures=tuple(d for d in found if d is not None),
         error_line=None if ready else root_error(log),
     )

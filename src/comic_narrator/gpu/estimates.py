@@ -26,8 +26,12 @@ LOGITS_BYTES_PER_SEQ_PER_VOCAB = 12
 """The sampler's dummy run over max_num_seqs sequences: fp32 logits and two copies (fitted: fail-mamba.log
 reserved 2.36 GiB at 1024 sequences against 0.78 GiB at 2, same 4096 batched tokens)."""
 
-ENCODER_BYTES_PER_PATCH_PER_HIDDEN_ELEMENT = 8
-"""Encoder activation per image patch, in units of the vision hidden size x 2 bytes (rough)."""
+ENCODER_BYTES_PER_PATCH_PER_HIDDEN_ELEMENT = 11
+"""The image encoder's profiling pass per image patch, in units of the vision hidden size x 2 bytes. Fitted to
+three boots of Qwen2-VL's vision tower (1280 wide, 32 blocks) on the H200 (docs/logs/vllm-0.20.0-h200-qwen2vl-*):
+torch's profiling peak rose 1.79 GiB over a boot without the pass (--skip-mm-profiling) for one 16,384-token image
+(65,536 patches; 11.5 units) and 0.85 GiB for four 2,048-token images (32,768 patches; 10.9 units); the KV
+pools agree (68.28 GiB without the pass, 66.50 and 67.44 GiB with it)."""
 
 TTS_PROFILES_BYTES: dict[str, int] = {
     "none": 0,
@@ -78,16 +82,26 @@ def cudagraph_bytes(num_graphs: int) -> int:
     return CUDA_GRAPH_BASE_BYTES + num_graphs * CUDA_GRAPH_BYTES if num_graphs else 0
 
 
-def profiled_images(model: ModelInfo, limit_images_per_prompt: int | None, max_num_batched_tokens: int) -> int:
-    """Images in the encoder profiling pass: none when --limit-mm-per-prompt sets 0, else what the budget holds."""
+def profiled_images(
+    model: ModelInfo, limit_images_per_prompt: int | None, max_num_batched_tokens: int, max_num_seqs: int
+) -> int:
+    """Max-size images in the encoder profiling pass, as vLLM 0.20.0 counts them (multimodal/encoder_budget.py):
+    as many as the encoder budget (the batched tokens, at least one image's) holds, but no more than a full batch
+    of sequences can carry (max_num_seqs x images per prompt); none when --limit-mm-per-prompt sets 0."""
     vision = model.vision
     if vision is None or limit_images_per_prompt == 0:
         return 0
-    tokens_per_image = vision.max_patches_per_image // max(vision.spatial_merge_size**2, 1)
-    by_budget = max(1, max_num_batched_tokens // max(tokens_per_image, 1))
-    return by_budget if limit_images_per_prompt is None else min(limit_images_per_prompt, by_budget)
+    tokens_per_image = max(vision.max_patches_per_image // max(vision.spatial_merge_size**2, 1), 1)
+    by_budget = max(max_num_batched_tokens, tokens_per_image) // tokens_per_image
+    if limit_images_per_prompt is None:
+        return max(1, by_budget)
+    return max(1, min(by_budget, max_num_seqs * limit_images_per_prompt))
+
+
+def encoder_patch_bytes(vision: VisionEncoder, patches: int) -> int:
+    """The encoder pass's peak over ``patches`` image patches at once."""
+    return patches * vision.hidden_size * 2 * ENCODER_BYTES_PER_PATCH_PER_HIDDEN_ELEMENT
 
 
 def encoder_peak_bytes(vision: VisionEncoder, images: int) -> int:
-    per_image = vision.max_patches_per_image * vision.hidden_size * 2 * ENCODER_BYTES_PER_PATCH_PER_HIDDEN_ELEMENT
-    return images * per_image
+    return encoder_patch_bytes(vision, images * vision.max_patches_per_image)

@@ -173,7 +173,9 @@ def _vision(cfg: Mapping[str, Any]) -> VisionEncoder | None:
     vision = cfg.get("vision_config")
     if not isinstance(vision, Mapping):
         return None
-    hidden = _int(vision, "hidden_size", "embed_dim", "width", default=1024)
+    # The tower's own width: Qwen2-VL calls it embed_dim (its hidden_size is the language model's, which the
+    # merger projects into); Qwen2.5-VL and SigLIP-style towers call it hidden_size.
+    hidden = _int(vision, "embed_dim", "hidden_size", "width", default=1024)
     patch = _int(vision, "patch_size", default=14)
     merge = _int(vision, "spatial_merge_size", default=1)
     # Qwen2-VL / Qwen2.5-VL processors admit up to 12845056 pixels (preprocessor_config.json max_pixels);
@@ -302,8 +304,20 @@ def safetensors_weights(files: list[Path]) -> Weights:
     return Weights(total_bytes=total, source="safetensors", tensor_count=count, dtypes=tuple(sorted(dtypes)))
 
 
+def _processor_max_pixels(path: Path) -> int | None:
+    """The largest image a dynamic-resolution processor admits (Qwen2-VL's max_pixels or size.longest_edge)."""
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    size = cfg.get("size") if isinstance(cfg.get("size"), Mapping) else {}
+    value = cfg.get("max_pixels") or size.get("longest_edge") or size.get("max_pixels")
+    return int(value) if isinstance(value, int | float) and value > 0 else None
+
+
 def load_model_info(model_dir: Path) -> ModelInfo:
-    """Read MODEL_DIR/config.json and, when present, the safetensors headers beside it."""
+    """Read MODEL_DIR/config.json and, when present, the safetensors headers and the image processor's largest
+    image (preprocessor_config.json) beside it."""
     config_path = model_dir / "config.json"
     if not config_path.is_file():
         raise GpuError("no config.json here: --model takes a Hugging Face model folder", path=model_dir)
@@ -314,6 +328,10 @@ def load_model_info(model_dir: Path) -> ModelInfo:
     files = sorted(model_dir.glob("model*.safetensors")) or sorted(model_dir.glob("*.safetensors"))
     weights = safetensors_weights(files) if files else None
     info = model_info_from_config(cfg, name=model_dir.name, weights=weights)
+    max_pixels = _processor_max_pixels(model_dir / "preprocessor_config.json")
+    if info.vision is not None and max_pixels and not _int(cfg.get("vision_config", {}), "image_size", default=0):
+        patches = max_pixels // (info.vision.patch_size**2)
+        info = _replace(info, vision=replace(info.vision, max_patches_per_image=patches))
     if weights is not None:
         note = "vLLM's loaded size can exceed the checkpoint by a few percent; --calibrate learns it"
         info = _replace(info, notes=(*info.notes, note))

@@ -75,6 +75,10 @@ class Calibration:
     gpu_memory_utilization: float | None = None
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
+    encoder_budget_tokens: int | None = None
+    """The boot's image encoder profiling pass: its token budget and max-size items (both 0 when skipped; None
+    when the log does not say, and the plan assumes the pass it would predict for that boot)."""
+    encoder_items: int | None = None
 
 
 @dataclass(frozen=True)
@@ -157,9 +161,11 @@ def _profile_peak(request: PlanRequest, batched: int, seqs: int, weights_bytes: 
             - cal.kv_cache_bytes
             - (cal.cudagraph_bytes or 0)
         )
-        # The sampler's part follows max_num_seqs, the activations follow the batched tokens.
+        # The sampler's part follows max_num_seqs, the activations follow the batched tokens, and the image
+        # encoder's pass (its own line) follows the images: each is taken out of the measured peak.
         cal_batched = cal.max_num_batched_tokens or batched
         cal_sampler = estimates.sampler_bytes(request.model, cal.max_num_seqs or seqs, cal_batched)
+        measured -= _calibration_encoder_bytes(request.model, cal, cal_batched, cal.max_num_seqs or seqs)
         scaled = estimates.rescale_profile_peak(measured - cal_sampler, cal_batched, batched)
         scaled += estimates.sampler_bytes(request.model, seqs, batched)
         return BudgetLine(
@@ -167,6 +173,20 @@ def _profile_peak(request: PlanRequest, batched: int, seqs: int, weights_bytes: 
         )
     peak = estimates.profile_peak_bytes(request.model, batched, seqs)
     return BudgetLine("profiling peak", peak, "estimate", f"dummy forward of {batched} tokens (+-30%)")
+
+
+def _calibration_encoder_bytes(model: ModelInfo, cal: Calibration, cal_batched: int, cal_seqs: int) -> int:
+    """The image encoder's share of a calibration boot's profiling peak (estimated from what that boot profiled)."""
+    vision = model.vision
+    if vision is None:
+        return 0
+    if cal.encoder_items is None or cal.encoder_budget_tokens is None:
+        return estimates.encoder_peak_bytes(vision, estimates.profiled_images(model, None, cal_batched, cal_seqs))
+    if cal.encoder_items == 0:
+        return 0
+    # vLLM profiles budget // per-item max-size items: their tokens fill the budget less a remainder.
+    tokens = cal.encoder_items * (cal.encoder_budget_tokens // cal.encoder_items)
+    return estimates.encoder_patch_bytes(vision, tokens * vision.spatial_merge_size**2)
 
 
 def _graphs(request: PlanRequest, seqs: int) -> BudgetLine:
@@ -186,7 +206,7 @@ def _fixed_lines(request: PlanRequest, batched: int, seqs: int) -> tuple[BudgetL
     lines = [weights, _profile_peak(request, batched, seqs, weights.num_bytes, request.device.total_bytes)]
     vision = request.model.vision
     if vision is not None:
-        images = estimates.profiled_images(request.model, request.flags.limit_images_per_prompt, batched)
+        images = estimates.profiled_images(request.model, request.flags.limit_images_per_prompt, batched, seqs)
         encoder = estimates.encoder_peak_bytes(vision, images)
         lines.append(BudgetLine("image encoder profiling", encoder, "estimate", f"{images} max-size image(s)"))
     lines.append(_graphs(request, seqs))
