@@ -339,7 +339,9 @@ def _finish_book(
             end.metadata,
             end.chapters,
         )
-        if config.render.split_chapters:
+        if end.split and not end.chapters:
+            progress.note("[chapters] none known (no --chapters, ComicInfo bookmarks or PDF outline): one file only")
+        if end.split and end.chapters:
             write_chapter_files(
                 config.output_path,
                 end.chapters,

@@ -31,12 +31,16 @@ class BookEnd:
     card_frames: int
     metadata: dict[str, str]
     chapters: list[ChapterMark]
+    split: bool = False
+    """Write a file per chapter too (``--split-chapters``)."""
 
     def fingerprint(self) -> str:
         """What the MP4 holds of these, for the render's cache key."""
         card = [self.card.title, self.card.lines, self.card.notes] if self.card is not None else None
         marks = [[m.start_frame, m.end_frame, m.title] for m in self.chapters]
-        return json.dumps([card, self.card_frames, self.metadata, marks], ensure_ascii=False, sort_keys=True)
+        return json.dumps(
+            [card, self.card_frames, self.metadata, marks, self.split], ensure_ascii=False, sort_keys=True
+        )
 
 
 def book_end(config: RunConfig, streamed: Streamed, fps: int) -> BookEnd:
@@ -68,7 +72,7 @@ def book_end(config: RunConfig, streamed: Streamed, fps: int) -> BookEnd:
         else [(chapter.page, chapter.title) for chapter in info.chapters]
     )
     marks = chapter_marks(page_starts, wanted, frame + card_frames)
-    return BookEnd(card, card_frames, metadata, marks)
+    return BookEnd(card, card_frames, metadata, marks, render.split_chapters)
 
 
 CARD_FADE_OUT_S = 1.2

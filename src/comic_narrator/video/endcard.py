@@ -98,11 +98,12 @@ def end_card(
     reading: BookReading,
 ) -> EndCard:
     """The card from the book's information (title, (label, name) credits, notes), the user's ``--credits``
-    lines (shown first: the user knows best) and the pages' credit lines; empty when none says anything."""
-    lines = [*given, *(f"{label}: {name}" for label, name in credits)]
-    seen = {line.casefold() for line in lines}
-    lines += [line for line in page_credit_lines(reading) if line.casefold() not in seen]
-    return EndCard(title, tuple(lines), (notes,) if notes else ())
+    lines (shown first: the user knows best) and the pages' credit lines, each line once whatever its case;
+    empty when none says anything."""
+    lines: dict[str, str] = {}
+    for line in (*given, *(f"{label}: {name}" for label, name in credits), *page_credit_lines(reading)):
+        lines.setdefault(line.casefold(), line)  # each once, as it first came
+    return EndCard(title, tuple(lines.values()), (notes,) if notes else ())
 
 
 class _Layout:
