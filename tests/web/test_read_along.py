@@ -172,3 +172,12 @@ def test_keys_step_through_the_lines(browser: WebDriver, narrated: tuple[Path, P
     state = _state(browser)
     assert state["page"] == 1 and float(state["time"]) < min(ln.start_s for ln in lines if ln.page == 1)  # type: ignore[arg-type]
     assert browser.find_element("id", "caption").get_attribute("aria-live") == "polite"
+
+
+def test_export_refuses_a_script_edited_since_the_run(narrated: tuple[Path, Path], tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    shutil.copytree(narrated[0], work)
+    script = work / "script.json"
+    script.write_bytes(script.read_bytes())  # saved again after the timeline was made
+    assert main(["export", str(work), str(tmp_path / "out")]) == 2
+    assert not (tmp_path / "out").exists()

@@ -37,6 +37,8 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--no-browser", action="store_true", help="print the address; do not open a browser")
     args = parser.parse_args(list(argv))
+    if args.vision_only:
+        parser.error("--vision-only stops before the script and the voices, which the review page shows")
     config = run_config_from_args(args)
     ensure_writable_output(config.output_path)
     progress = Progress(quiet=args.quiet, as_json=args.json_progress)

@@ -49,6 +49,10 @@ def export_read_along(work_dir: Path, out_dir: Path) -> ReadAlong:
     script = read_artifact(_needed(work_dir, "script.json"), Script)
     clips = read_artifact(_needed(work_dir, "clips.json"), ClipList)
     timing = read_artifact(_needed(work_dir, "timing.json"), Timing)
+    script_file = work_dir / "script.json"
+    if script_file.stat().st_mtime_ns > (work_dir / "timing.json").stat().st_mtime_ns:
+        # The timeline is the last run's: an edit made since (by hand or on the review page) is not voiced yet.
+        raise ArtifactError("was edited after the last run: run the narration again, then export", path=script_file)
     audio = book_audio_file(work_dir)
     if not audio.exists():
         raise ArtifactError("has no narration audio yet: finish the run first (re-run the same command)", path=audio)
