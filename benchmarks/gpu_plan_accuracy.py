@@ -2,12 +2,15 @@
 
 usage: python benchmarks/gpu_plan_accuracy.py
 For each boot: the KV pool, tokens and concurrency vLLM printed, the uncalibrated plan (estimates only) and the
-plan calibrated on b-bt4096.log (another boot of the same model).
+plan calibrated on b-bt4096.log (another boot of the same model). Then the three Qwen2-VL boots (the image
+encoder's pass for one 16,384-token image, none, four 2,048-token images), each planned uncalibrated and
+calibrated on each of the other two.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from comic_narrator.gpu.doctor import BootReport, diagnose
@@ -57,7 +60,41 @@ def main() -> int:
             f"{calibrated.kv_cache_bytes / GIB:>8.2f}{calibrated.kv_cache_tokens:>10,}  {outcome}"
             + (f" (predicted: {', '.join(p.outcome for p in estimated.predictions)})" if outcome else "")
         )
+    print()
+    _vision_boots()
     return 0
+
+
+def _calibration(name: str, r: BootReport) -> Calibration:
+    return Calibration(
+        name, r.weights_bytes, r.kv_cache_bytes, None, r.args.gpu_memory_utilization,
+        r.args.max_num_batched_tokens, r.args.max_num_seqs, r.encoder_budget_tokens, r.encoder_items,
+    )  # fmt: skip
+
+
+QWEN2VL_BOOTS = {"qwen2vl-serve.log": 12_845_056, "qwen2vl-skip-mm.log": 12_845_056, "qwen2vl-pages2k.log": 1_605_632}
+"""Each boot's largest image in pixels (the processor's default, or --mm-processor-kwargs max_pixels)."""
+
+
+def _vision_boots() -> None:
+    base = model_info_from_config(json.loads((DATA / "configs" / "qwen2-vl-tiny.config.json").read_text()))
+    assert base.vision is not None
+    reports = {name: diagnose((DATA / "logs" / name).read_text()) for name in QWEN2VL_BOOTS}
+    calibrations = {name: _calibration(name, r) for name, r in reports.items()}
+    print(f"{'boot':<24}{'real KV GiB':>12}{'est KV':>8}  calibrated on another boot")
+    for name, report in reports.items():
+        model = replace(base, vision=replace(base.vision, max_patches_per_image=QWEN2VL_BOOTS[name] // 196))
+        flags = replace(_flags(report), limit_images_per_prompt=1)
+        if name == "qwen2vl-skip-mm.log":
+            continue  # --skip-mm-profiling has no plan of its own: it serves as a calibration only
+        estimated = make_plan(PlanRequest(H200, model, flags))
+        others = [
+            f"{other}: {make_plan(PlanRequest(H200, model, flags, calibration=cal)).kv_cache_bytes / GIB:.2f}"
+            for other, cal in calibrations.items()
+            if other != name
+        ]
+        real = (report.kv_cache_bytes or 0) / GIB
+        print(f"{name:<24}{real:>12.2f}{estimated.kv_cache_bytes / GIB:>8.2f}  {'; '.join(others)}")
 
 
 if __name__ == "__main__":
