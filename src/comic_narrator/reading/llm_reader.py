@@ -243,14 +243,15 @@ def merge_answer(local: PageReading, answer: dict[str, Any], model: str) -> Page
 
 def request_fingerprint(max_side_px: int, max_tokens: int, disable_thinking: bool) -> str:
     """Everything of a page's request besides the page and its local reading: the instructions, the answer's
-    schema and the settings that shape the answer. A changed prompt re-asks every page."""
-    import json
-
+    schema and the settings that shape the answer. A changed prompt re-asks every page. Each page's schema is
+    made from its reading (in the cache key) by build_answer_schema: the widest one and a small page's stand for
+    its rules."""
     from comic_narrator.workdir import text_sha256
 
     return text_sha256(
         SYSTEM_PROMPT,
         json.dumps(ANSWER_SCHEMA, sort_keys=True),
+        json.dumps(build_answer_schema([0, 2], 12), sort_keys=True),
         str(max_side_px),
         str(max_tokens),
         str(disable_thinking),
