@@ -76,6 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")  # the token stays out of any Referer
+        self.send_header("X-Frame-Options", "DENY")  # no other site may frame the page and click on it
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
