@@ -46,8 +46,10 @@ def test_credits_come_as_text_or_from_a_file(tmp_path: Path) -> None:
     credits = tmp_path / "credits.txt"
     credits.write_text("Translation: Jo\n\n  Lettering: Lu  \n", encoding="utf-8")
     assert given_credit_lines(str(credits)) == ("Translation: Jo", "Lettering: Lu")
+    with pytest.raises(InputError, match="no such file"):
+        given_credit_lines(str(tmp_path / "credit.txt"))
     credits.write_bytes(b"\xff\xfe\x00bad")
-    with pytest.raises(InputError, match="--credits: cannot read the file as UTF-8"):
+    with pytest.raises(InputError, match="cannot read the file as UTF-8"):
         given_credit_lines(str(credits))
 
 

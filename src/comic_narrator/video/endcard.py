@@ -68,10 +68,12 @@ def given_credit_lines(value: str) -> tuple[str, ...]:
     """``--credits``: the text of a file when ``value`` names one, else the text itself; a line each (``\\n``
     between lines in the text form), blank lines dropped."""
     path = Path(value)
+    if "\n" not in value and path.suffix.lower() in (".txt", ".md") and not path.is_file():
+        raise InputError("no such file (give the file's path, or the credit lines themselves)", path=path)
     try:
         text = path.read_text(encoding="utf-8") if value and path.is_file() else value.replace("\\n", "\n")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"--credits: cannot read the file as UTF-8 text ({exc})", path=path) from exc
+        raise InputError(f"cannot read the file as UTF-8 text ({exc})", path=path) from exc
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
