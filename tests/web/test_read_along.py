@@ -181,3 +181,38 @@ def test_export_refuses_a_script_edited_since_the_run(narrated: tuple[Path, Path
     script.write_bytes(script.read_bytes())  # saved again after the timeline was made
     assert main(["export", str(work), str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_every_guided_object_keeps_the_specifications_rules(narrated: tuple[Path, Path]) -> None:
+    """The normative rules of Readium Guided Navigation (readium.org/guided-navigation, section 1): ``guided`` is a
+    non-empty array; each object holds children (at least one) or a reference (audioref, imgref, textref); roles
+    are arrays of strings; references are media fragments of the export's own files."""
+    folder = narrated[1]
+    document = json.loads((folder / "guided.json").read_text(encoding="utf-8"))
+    assert set(document) == {"guided"} and document["guided"]
+    seen = 0
+
+    def check(node: dict[str, object]) -> None:
+        nonlocal seen
+        seen += 1
+        children = node.get("children")
+        assert (isinstance(children, list) and children) or {"audioref", "imgref", "textref"} & set(node), node
+        role = node.get("role", [])
+        assert isinstance(role, list) and all(isinstance(r, str) and r for r in role)
+        if "text" in node:
+            assert isinstance(node["text"], str) and node["text"].strip()
+        for key in ("imgref", "audioref"):
+            if key in node:
+                target, _, fragment = str(node[key]).partition("#")
+                assert (folder / target).is_file(), node[key]
+                if key == "imgref" and fragment:
+                    assert fragment.startswith("xywh=") and all(v.isdigit() for v in fragment[5:].split(","))
+                if key == "audioref":
+                    start, end = (float(v) for v in fragment.removeprefix("t=").split(","))
+                    assert fragment.startswith("t=") and 0 <= start < end
+        for child in children or []:  # type: ignore[attr-defined]
+            check(child)
+
+    for page in document["guided"]:
+        check(page)
+    assert seen > len(document["guided"]), "pages with panels and balloons inside"
