@@ -99,5 +99,5 @@ def looped(sound: Audio, n: int, rate_hz: int, offset: int = 0) -> Audio:
     ramp = np.sin(np.linspace(0, np.pi / 2, fade)).astype(np.float32)
     body = sound[: len(sound) - fade].copy()
     body[:fade] = body[:fade] * ramp + sound[len(sound) - fade :] * ramp[::-1]  # the tail fades into the head
-    start = offset % len(body)
+    start = (offset + fade) % len(body)  # the first pass plays the recording as it is, the seams come after
     return np.resize(np.roll(body, -start), n).astype(np.float32)
