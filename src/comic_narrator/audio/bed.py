@@ -82,10 +82,10 @@ def build_bed(
     joins: tuple[bool, bool] = (False, False),
     seed: int = 17,
 ) -> Audio:
-    """The bed under ``timing`` (``total_samples`` long). Each page of ``scenes`` spans its shots; its ambience is
-    brought to ``voice_lufs`` (the voices' mono loudness) less the configured distance, and with the music ducked
-    under ``speech_s`` (seconds on this timeline). ``start_sample`` places the piece in the book, so the music and
-    looped recordings carry on across pieces; ``joins`` says whether the same ambience plays just before and just
+    """The bed under ``timing`` (``total_samples`` long). Each page of ``scenes`` spans its shots; its ambience (and
+    music) is set by loudness, the configured distance under ``voice_lufs`` (the voices' mono loudness), and ducked
+    under ``speech_s`` (seconds on this timeline); effects and page turns go on top, not ducked. ``start_sample``
+    places the piece in the book, so the music and looped recordings carry on across pieces; ``joins`` says whether the same ambience plays just before and just
     after the piece (it then barely dips at that edge)."""
     rate = timing.sample_rate_hz
     rng = np.random.default_rng(seed)
