@@ -85,8 +85,8 @@ def build_bed(
     """The bed under ``timing`` (``total_samples`` long). Each page of ``scenes`` spans its shots; its ambience (and
     music) is set by loudness, the configured distance under ``voice_lufs`` (the voices' mono loudness), and ducked
     under ``speech_s`` (seconds on this timeline); effects and page turns go on top, not ducked. ``start_sample``
-    places the piece in the book, so the music and looped recordings carry on across pieces; ``joins`` says whether the same ambience plays just before and just
-    after the piece (it then barely dips at that edge)."""
+    places the piece in the book, so the music and looped recordings carry on across pieces; ``joins`` says
+    whether the same ambience plays just before and just after the piece (it then barely dips at that edge)."""
     rate = timing.sample_rate_hz
     rng = np.random.default_rng(seed)
     beds = np.zeros(total_samples, dtype=np.float32)
