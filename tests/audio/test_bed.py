@@ -79,6 +79,9 @@ def test_scene_cues_in_the_reading_come_first(narrated: Path) -> None:
         ([("sound", "パチパチ"), ("speech", "Keep the fire going.")], "fire"),
         ([("caption", "The city never sleeps."), ("speech", "Taxi!")], "city"),
         ([("speech", "Hello there.")], "neutral"),
+        # Black Jack ni Yoroshiku p. 9 and 10 as read: "3 months after graduating", "the national exam"
+        ([("caption", "永禄大学医学部卒業から3力月"), ("caption", "医師国家試験に合格しなければいけない")], "neutral"),
+        ([("caption", "夜の病室")], "night"),
     ],
 )
 def test_the_lettering_places_a_page(texts: list[tuple[str, str]], ambience: str) -> None:

@@ -17,19 +17,23 @@ from comic_narrator.audio.ambience import Ambience
 
 _PATTERNS: dict[SceneCue, str] = {
     "wind": r"\bwind|breez|gust|storm|tempest|blizzard|turbulen|\bbr+r+|\bw?h?o{3,}"
-    r"|ヒュー|ビュー|ゴォ|ゴゴ|びゅ|風",
-    "rain": r"\brain|drizzl|downpour|pitter|patter|\bdrip|plip|plop|splish|ザー|ざー|ポツ|ぽつ|シトシト|雨",
-    "sea": r"\bsea\b|ocean|\bwaves?\b|shore|beach|\bsurf\b|harbou?r|\bship|\bboat|splash|ザブ|ざぶ|ザザーン|海|波",
-    "city": r"\bcity|street|traffic|\btown\b|downtown|\bcars?\b|honk|\bbeep|vroom|taxi|\bbus\b|ブロロ|街|都会",
-    "forest": r"forest|\bwoods\b|woodland|jungle|\btrees?\b|leaves|tweet|chirp|\bbirds?\b|rustl|チュン|ピヨ|森|林",
-    "crowd": r"crowd|market|festival|\bparty\b|cheer|applause|audience|tavern|chatter|ワイワイ|ざわ|ガヤ|群衆",
-    "fire": r"\bfire|flame|\bburn|blaze|campfire|torch|crackl|fwoosh|メラ|パチパチ|火|炎",
-    "night": r"\bnight|midnight|\bmoon|\bstars\b|cricket|\bowl\b|\bhoot|リーン|夜|月",
+    r"|ヒュー|ビュー|ゴォ|ゴゴ|びゅ|強風|突風|風が|風の音|嵐",
+    "rain": r"\brain|drizzl|downpour|pitter|patter|\bdrip|plip|plop|splish|ザー|ざー|ポツ|ぽつ|シトシト|雨(?!戸)",
+    "sea": r"\bsea\b|ocean|\bwaves?\b|shore|beach|\bsurf\b|harbou?r|\bship|\bboat|splash"
+    r"|ザブ|ざぶ|ザザーン|海(?!外)|浜辺|(?<!電)波",
+    "city": r"\bcity|street|traffic|\btown\b|downtown|\bcars?\b|honk|\bbeep|vroom|taxi|\bbus\b|ブロロ|街|都会|大通り",
+    "forest": r"forest|\bwoods\b|woodland|jungle|\btrees?\b|leaves|tweet|chirp|\bbirds?\b|rustl"
+    r"|チュン|ピヨ|森の|森林|ジャングル|木々",
+    "crowd": r"crowd|market|festival|\bparty\b|cheer|applause|audience|tavern|chatter"
+    r"|ワイワイ|ざわ|ガヤ|群衆|人混み|祭り",
+    "fire": r"\bfire|flame|\bburn|blaze|campfire|torch|crackl|fwoosh|メラ|パチパチ|火事|炎|焚き火|たき火",
+    "night": r"\bnight|midnight|\bmoon|\bstars\b|cricket|\bowl\b|\bhoot|リーン|夜|満月|月明かり|星空",
     "interior": r"\broom\b|\bhouse\b|\bhome\b|inside|kitchen|\bhall\b|castle|office|library|\bshop\b"
-    r"|indoors|部屋|家",
+    r"|indoors|部屋|室内|屋内|家の中|病室|教室",
 }
 WORDS = {cue: re.compile(pattern, re.IGNORECASE) for cue, pattern in _PATTERNS.items()}
-"""Words that place a page, in English and Japanese: said, captioned or lettered as sound."""
+"""Words that place a page, in English and Japanese: said, captioned or lettered as sound. Japanese needs words,
+not single kanji: 月 is also a month (3カ月), 家 a nation (国家), 火 Tuesday, 林 and 森 surnames."""
 assert set(WORDS) == set(get_args(SceneCue))
 
 KIND_WEIGHT = {"sound": 2.0, "caption": 1.5, "speech": 1.0, "shout": 1.0}
