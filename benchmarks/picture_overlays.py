@@ -1,6 +1,6 @@
 """What the picture's additions cost per frame, apart from the page's own warp and dimming: the speaking
-highlight, a burned-in subtitle, an end-card frame and a frame of a slide or a fade between pages, on the sample
-page, on one core (OpenCV single-threaded).
+highlight, a sound word's pulse, a burned-in subtitle, an end-card frame and a frame of a slide or a fade between
+pages, on the sample page, on one core (OpenCV single-threaded).
 
     python benchmarks/picture_overlays.py [--frames 120] [--repeat 3]
 
@@ -24,6 +24,7 @@ from comic_narrator.video.color import ycbcr_of
 from comic_narrator.video.endcard import EndCard, end_card_frames
 from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
 from comic_narrator.video.highlight import Highlight, HighlightPainter
+from comic_narrator.video.pulse import Pulse, PulsePainter
 from comic_narrator.video.transition import Entrance, enter
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "peppercarrot-ep17-page2.jpg"
@@ -32,6 +33,8 @@ VIEW = (0.0, 300.0, 992.0, 558.0)
 PANEL = (20.0, 330.0, 950.0, 330.0)
 BALLOON = (40, 340, 180, 130)
 """A balloon's lettering on the sample page (page pixels)."""
+SOUND_WORD = (480, 560, 220, 110)
+"""A sound word's lettering, its size on the sample page."""
 CUE = "Carrot, get out the map and compass: it's too cloudy to see where I'm going"
 SLIDE = Entrance("slide", "ltr", 12, str(SAMPLE), "", VIEW, PANEL)
 FADE = Entrance("fade", "ltr", 12, str(SAMPLE), "", VIEW, PANEL)
@@ -59,7 +62,7 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     pyramid = PagePyramid.load(SAMPLE)
-    heads = ("size", "page frame", "+ highlight", "+ subtitle", "end card", "+ slide", "+ fade")
+    heads = ("size", "page frame", "+ highlight", "+ pulse", "+ subtitle", "end card", "+ slide", "+ fade")
     print(" | ".join(f"{head:>11}" for head in heads))
     for width, height in ((1920, 1080), (832, 468)):
         figures = measure(pyramid, width, height, args.frames, args.repeat)
@@ -67,12 +70,13 @@ def main() -> None:
 
 
 def measure(pyramid: PagePyramid, width: int, height: int, frames: int, repeat: int) -> tuple[float, ...]:
-    """Milliseconds a frame: the page alone, what the highlight and a subtitle add, an end-card frame, and what
-    a slide and a fade add to the new page's frame (the page before is rendered once per transition)."""
+    """Milliseconds a frame: the page alone, what the highlight, a pulse and a subtitle add, an end-card frame,
+    and what a slide and a fade add to the new page's frame (the page before is rendered once per transition)."""
     config = RenderConfig(width_px=width, height_px=height)
     fill = ycbcr_of(config.background_rgb)
     lights = HighlightPainter((Highlight(0, 10**6, BALLOON),), width, height, config.fps)
     captions = CaptionPainter((Caption(0, 10**6, CUE),), width, height)
+    pulses = PulsePainter((Pulse(0, 11, SOUND_WORD),), width, height)
 
     def page(_: int) -> Frame:
         frame = pyramid.render(VIEW, width, height, fill)
@@ -84,6 +88,7 @@ def measure(pyramid: PagePyramid, width: int, height: int, frames: int, repeat: 
     return (
         per_frame_ms(page, frames, repeat),
         per_frame_ms(lambda n: lights.paint(drawn[n % 4], 100, VIEW), frames, repeat),
+        per_frame_ms(lambda n: pulses.paint(drawn[n % 4], 3, VIEW), frames, repeat),
         per_frame_ms(lambda n: captions.paint(drawn[n % 4], 0), frames, repeat),
         _card_frame_ms(CARD, config, repeat),
         per_frame_ms(lambda n: enter(drawn[0], drawn[1], width, height, SLIDE, n % SLIDE.frames), frames, repeat),

@@ -1,6 +1,7 @@
 """End to end: the sample page narrated as a draft, then again with ``--burn-subtitles`` and with
 ``--no-highlight`` in the same work folder (real OCR, voices, camera and libx264); the MP4s decoded and compared:
-the burned text read back with the bundled OCR against the SRT, and the speaking highlight on the balloon."""
+the burned text read back with the bundled OCR against the SRT, the speaking highlight on the balloon, and the
+sound word swelling with its effect."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from comic_narrator.artifacts import Timing
+from comic_narrator.artifacts import BookReading, CameraPlan, Timing
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.cli import main
+from comic_narrator.video.camera import rect_at
 from tests.conftest import SAMPLE_PAGE
 from tests.e2e.subtitle_files import srt_cues
 from tests.video.mp4_probe import probe_mp4
@@ -112,3 +114,28 @@ def test_the_balloon_of_the_line_being_spoken_glows_and_fades_in(runs: tuple[Pat
     assert blue_drop > 15 and 0 < first_drop < 0.6 * blue_drop, f"fading in: {first_drop:.1f} then {blue_drop:.1f}"
     quiet = np.abs(_frame_at(lit, 0.5).astype(int) - _frame_at(unlit, 0.5)).mean()
     assert quiet < 1.0, "nothing is lit before the first line"
+
+
+def test_the_sound_word_swells_when_its_effect_plays(runs: tuple[Path, Path, Path]) -> None:
+    lit, _, unlit = runs
+    work = lit.parent / "work"
+    reading = BookReading.model_validate_json((work / "reading.json").read_text(encoding="utf-8"))
+    plan = CameraPlan.model_validate_json((work / "camera.json").read_text(encoding="utf-8"))
+    page = reading.pages[0]
+    index, shot = next(
+        (i, s) for i, s in enumerate(plan.shots) if any(t.kind == "sound" and t.panel == s.panel for t in page.texts)
+    )
+    word = next(t for t in page.texts if t.kind == "sound" and t.panel == shot.panel)
+    frame_in_shot = round(0.2 * plan.fps)  # its effect starts 0.05 s in; the swell is near its height
+    seconds = (shot.start_frame + frame_in_shot) / plan.fps
+    swollen, plain = _frame_at(lit, seconds), _frame_at(unlit, seconds)
+    changed = np.abs(swollen.astype(int) - plain).max(axis=2) > 40
+    assert changed.sum() > 50, "the lettering moved"
+    x, y, w, _ = rect_at(plan, index, frame_in_shot)
+    scale = swollen.shape[1] / w
+    bx, by, bw, bh = word.bbox
+    left, top = (bx - x - 0.3 * bw) * scale, (by - y - 0.3 * bh) * scale
+    right, bottom = (bx + bw - x + 0.3 * bw) * scale, (by + bh - y + 0.3 * bh) * scale
+    rows, cols = np.nonzero(changed)
+    near = (cols >= left) & (cols <= right) & (rows >= top) & (rows <= bottom)
+    assert near.mean() > 0.9, "only around the sound word"

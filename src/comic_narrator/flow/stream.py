@@ -265,33 +265,39 @@ def stream_pages(
 def page_segments(
     work: PageWork, run: RunConfig, lang: Literal["en", "ja"], previous: PageWork | None = None
 ) -> list[Segment]:
-    """A voiced page's video segments, with its subtitles when they are burned in (``--burn-subtitles``: the
-    book's own track, or ``en`` its English translation where the reading carries one) and its balloons lit
-    while they are spoken, taking over from the ``previous`` page as ``--transition`` says."""
+    """A voiced page's video segments with what is drawn over them: its subtitles when they are burned in
+    (``--burn-subtitles``: the book's own track, or ``en`` its English translation where the reading carries
+    one), its balloons lit while they are spoken, its sound words pulsing with their effects, and its entrance
+    from the ``previous`` page as ``--transition`` says."""
     from comic_narrator.timeline.subtitles import build_tracks
     from comic_narrator.video.captions import page_captions
+    from comic_narrator.video.decor import Decor
     from comic_narrator.video.highlight import page_highlights
+    from comic_narrator.video.pulse import page_pulses
     from comic_narrator.video.segments import plan_segments
     from comic_narrator.video.transition import page_entrance
 
     assert work.plan is not None and work.timing is not None
+    render = run.render
     captions: tuple[Caption, ...] = ()
-    if run.render.burn_subtitles:
+    if render.burn_subtitles:
         one_page = BookReading(source="", lang=lang, pages=[work.reading])
         tracks = build_tracks(one_page, Script(lang=lang, lines=work.lines), work.clips, work.timing)
-        wanted = lang if run.render.burn_subtitles == "book" else run.render.burn_subtitles
+        wanted = lang if render.burn_subtitles == "book" else render.burn_subtitles
         track = next((t for t in tracks if t.lang == wanted), tracks[0])
         captions = page_captions(track.cues, work.timing.fps)
-    lit = page_highlights(work.reading, work.lines, work.clips, work.timing) if run.render.highlight else ()
     entrance = None
     if previous is not None and previous.plan is not None:
         image = run.work_dir / previous.image.image_file
         direction = work.reading.reading_direction
-        entrance = page_entrance(
-            run.render.transition, direction, previous.plan, image, previous.image.sha256, work.plan
-        )
-    page_sha256 = {work.image.index: work.image.sha256}
-    return plan_segments(work.plan, page_sha256, run.render, captions, lit, entrance)
+        entrance = page_entrance(render.transition, direction, previous.plan, image, previous.image.sha256, work.plan)
+    decor = Decor(
+        captions,
+        page_highlights(work.reading, work.lines, work.clips, work.timing) if render.highlight else (),
+        page_pulses(work.reading, work.timing) if render.highlight and run.audio.sound_bed else (),
+        entrance,
+    )
+    return plan_segments(work.plan, {work.image.index: work.image.sha256}, render, decor)
 
 
 def book_characters(script: Script, cast: Cast | None) -> BookCharacters:

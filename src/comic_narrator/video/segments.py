@@ -4,7 +4,7 @@ and the rendering of one segment into its own MP4 in the work folder."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,12 +13,10 @@ import av
 from comic_narrator.artifacts import CameraPlan, Shot
 from comic_narrator.config import RenderConfig
 from comic_narrator.video.camera import focus_at, rect_at
-from comic_narrator.video.captions import Caption, CaptionPainter
 from comic_narrator.video.color import ycbcr_of
+from comic_narrator.video.decor import NO_DECOR, Decor, DecorPainter
 from comic_narrator.video.encode import encode_segment
 from comic_narrator.video.frames import Frame, PagePyramid, dim_outside
-from comic_narrator.video.highlight import Highlight, HighlightPainter
-from comic_narrator.video.transition import Entrance, enter, still_of
 from comic_narrator.workdir import text_sha256
 
 RENDERER_VERSION = 1
@@ -36,12 +34,8 @@ class Segment:
     plan: CameraPlan
     first: int
     key: str
-    captions: tuple[Caption, ...] = ()
-    """Subtitles burned into its frames (``--burn-subtitles``), in frames from the page's start."""
-    highlights: tuple[Highlight, ...] = ()
-    """Balloons lit while their lines are spoken, in frames from the page's start."""
-    entrance: Entrance | None = None
-    """How the page takes over from the one before (``--transition``); only on a page's first segment."""
+    decor: Decor = NO_DECOR
+    """What is drawn over its frames besides the page (video/decor.py)."""
 
     @property
     def frames(self) -> int:
@@ -62,13 +56,11 @@ def segment_key(
     plan: CameraPlan,
     first: int,
     config: RenderConfig,
-    captions: Sequence[Caption] = (),
-    highlights: Sequence[Highlight] = (),
-    entrance: Entrance | None = None,
+    decor: Decor = NO_DECOR,
 ) -> str:
     """What a segment's pixels and bits depend on: the page image, its shots (and the one it glides from), the
-    output size and rate, the encoder and its settings, the look, the text burned in, the balloons lit, the page
-    it takes over from. Not the worker count."""
+    output size and rate, the encoder and its settings, the look, what is drawn over it (subtitles, highlights,
+    pulses, the page it takes over from). Not the worker count."""
     return text_sha256(
         "segment",
         str(RENDERER_VERSION),
@@ -88,9 +80,7 @@ def segment_key(
                 config.background_rgb,
             ]
         ),
-        *(json.dumps([c.start_frame, c.end_frame, c.text], ensure_ascii=False) for c in captions),
-        *(json.dumps(["lit", h.start_frame, h.end_frame, h.box]) for h in highlights),
-        *([json.dumps(["enter", *entrance.key()])] if entrance is not None else []),
+        *decor.key_parts(),
     )
 
 
@@ -98,14 +88,11 @@ def plan_segments(
     plan: CameraPlan,
     page_sha256: dict[int, str],
     config: RenderConfig,
-    captions: Sequence[Caption] = (),
-    highlights: Sequence[Highlight] = (),
-    entrance: Entrance | None = None,
+    decor: Decor = NO_DECOR,
 ) -> list[Segment]:
     """Cut at every page change, and inside a page at the end of a shot once the segment holds ``segment_s``
-    and at least half that much of the page is left (no short tail segment of one last shot). ``captions`` (a
-    one-page plan's burned subtitles) and ``highlights`` go to the segments whose frames they overlap, the
-    ``entrance`` to the one that starts the plan."""
+    and at least half that much of the page is left (no short tail segment of one last shot). A one-page plan's
+    ``decor`` goes to the segments whose frames it overlaps, its entrance to the one that starts the page."""
     limit_frames = max(1, round(config.segment_s * plan.fps))
     left_on_page = [0] * len(plan.shots)  # frames of the same page after each shot
     for index in range(len(plan.shots) - 2, -1, -1):
@@ -139,21 +126,9 @@ def plan_segments(
         page = plan.shots[start].page
         first_frame = plan.shots[start].start_frame
         end_frame = plan.shots[run[-1]].start_frame + plan.shots[run[-1]].frames
-        shown = tuple(c for c in captions if c.start_frame < end_frame and c.end_frame > first_frame)
-        lit = tuple(h for h in highlights if h.start_frame < end_frame and h.end_frame > first_frame)
-        entered = entrance if run is runs[0] else None
-        key = segment_key(page_sha256[page], sub_plan, len(context), config, shown, lit, entered)
-        segments.append(
-            Segment(
-                page=page,
-                plan=sub_plan,
-                first=len(context),
-                key=key,
-                captions=shown,
-                highlights=lit,
-                entrance=entered,
-            )
-        )
+        shown = decor.within(first_frame, end_frame, opens_page=run is runs[0])
+        key = segment_key(page_sha256[page], sub_plan, len(context), config, shown)
+        segments.append(Segment(page=page, plan=sub_plan, first=len(context), key=key, decor=shown))
     return segments
 
 
@@ -162,9 +137,7 @@ def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderCo
     back, and that shot is in the sub-plan)."""
     plan = segment.plan
     fill = ycbcr_of(config.background_rgb)
-    painter = CaptionPainter(segment.captions, plan.width_px, plan.height_px) if segment.captions else None
-    lights = HighlightPainter(segment.highlights, plan.width_px, plan.height_px, plan.fps)
-    before = still_of(segment.entrance, config) if segment.entrance is not None else None
+    painter = DecorPainter(segment.decor, config, plan.width_px, plan.height_px, plan.fps)
     for index in range(segment.first, len(plan.shots)):
         for frame_in_shot in range(plan.shots[index].frames):
             rect = rect_at(plan, index, frame_in_shot)
@@ -172,13 +145,7 @@ def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderCo
             focus, strength = focus_at(plan, index, frame_in_shot)
             if focus is not None and config.dim_outside_panel:
                 dim_outside(frame, plan.width_px, plan.height_px, rect, focus, strength)
-            page_frame = plan.shots[index].start_frame + frame_in_shot
-            lights.paint(frame, page_frame, rect)
-            if before is not None and segment.entrance is not None:
-                frame = enter(before, frame, plan.width_px, plan.height_px, segment.entrance, page_frame)
-            if painter is not None:  # subtitles stay put while the pages change under them
-                painter.paint(frame, page_frame)
-            yield frame
+            yield painter.paint(frame, plan.shots[index].start_frame + frame_in_shot, rect)
 
 
 def render_segment(
