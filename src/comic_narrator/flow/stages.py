@@ -164,6 +164,7 @@ STAGES: tuple[Stage, ...] = (
             "the encoder, its build and settings",
             "the look",
             "the subtitles burned in",
+            "the balloons lit, the sound words pulsed, the page it takes over from",
         ),
         ("segments/*.mp4",),
     ),
