@@ -21,6 +21,7 @@ from comic_narrator.voice.synthesis import clip_cache_key
 from comic_narrator.workdir import read_artifact
 from tests.conftest import SAMPLE_PAGE
 
+
 def test_every_stage_resolves_to_its_function_and_key() -> None:
     assert len({s.name for s in STAGES}) == len(STAGES)
     for entry in STAGES:
