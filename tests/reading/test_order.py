@@ -66,3 +66,19 @@ def test_a_spread_is_read_one_page_at_a_time_even_where_tiers_line_up() -> None:
     assert [boxes[i] for i in spread_aware_order(boxes, {}, "rtl", 2000, 2000)][:2] == [right_top, left_top]
     splash = [(20, 0, 1960, 690), right_bottom, left_bottom]
     assert [splash[i] for i in spread_aware_order(splash, {}, "rtl", 2000, 1400)] == splash
+    # Left to right the two readings differ: as one picture the splash across the fold comes first, then the tier
+    # below it; read as two pages, the left page's panel would come before the splash.
+    western_splash = [splash[i] for i in spread_aware_order(splash, {}, "ltr", 2000, 1400)]
+    assert western_splash == [splash[0], left_bottom, right_bottom]
+
+
+def test_boxes_with_no_clean_cut_are_read_from_the_reading_side() -> None:
+    # Two balloons overlapping both across and down (no row cut, no column cut), their tops level: the one on the
+    # side reading starts from comes first, left for western pages and right for manga.
+    left, right = (0, 0, 600, 600), (400, 0, 600, 600)
+    assert reading_order([right, left], "ltr") == [1, 0]
+    assert reading_order([left, right], "rtl") == [1, 0]
+    # A box whose top is clearly higher is read first whatever the direction.
+    higher = (400, 0, 600, 600)
+    lower = (0, 300, 600, 600)
+    assert reading_order([lower, higher], "ltr") == reading_order([lower, higher], "rtl") == [1, 0]
