@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from comic_narrator.reading.bubbles import TextBlock, TextLine
+from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
 from comic_narrator.reading.lettering import block_text, classify, is_all_caps, latin_lookalikes, sentence_case
 
 
@@ -108,3 +108,47 @@ def test_narrow_columns_that_are_not_ruby_are_kept() -> None:
     )
     block = TextBlock(lines=columns, bbox=(140, 100, 80, 120), bubble=None)
     assert block_text(block) == "みんな知ってるけど！？あれ"
+
+
+def test_a_narrow_kana_column_standing_apart_is_not_ruby() -> None:
+    # As narrow as furigana and kana only, but 60 px from any full column: small lettering of its own, kept.
+    columns = (
+        _column(200, 100, 20, 120, "船を港に係留する"),
+        _column(280, 100, 9, 40, "ねえ"),
+        _column(170, 100, 20, 90, "柱みたいな"),
+    )
+    block = TextBlock(lines=columns, bbox=(170, 100, 119, 120), bubble=None)
+    assert block_text(block) == "船を港に係留するねえ柱みたいな"
+
+
+def _in_balloon(text: str, letter_px: float, solidity: float) -> TextBlock:
+    line = TextLine(bbox=(0, 0, 200, 40), text=text, score=1.0, vertical=False, angle_deg=0.0, letter_px=letter_px)
+    # An oval (rectangularity ~0.78, no corners), smooth (solidity ~1) or spiked like a burst (lower).
+    bubble = BubbleShape(
+        bbox=(-20, -20, 240, 80), area_px2=15_000, solidity=solidity, rectangularity=0.78, tail_xy=None
+    )
+    return TextBlock(lines=(line,), bbox=line.bbox, bubble=bubble)
+
+
+def test_a_burst_balloon_or_big_letters_make_an_exclamation_a_shout() -> None:
+    # A spiked balloon around an exclamation: a shout; the same words in a smooth oval at the page's letter size
+    # are speech (on an all-capitals page, capitals say nothing).
+    assert classify(_in_balloon("WATCH OUT!", 20.0, 0.7), "WATCH OUT!", 20.0, False) == "shout"
+    assert classify(_in_balloon("WATCH OUT!", 20.0, 0.98), "WATCH OUT!", 20.0, False) == "speech"
+    assert classify(_in_balloon("WELL, WELL.", 20.0, 0.7), "WELL, WELL.", 20.0, False) == "speech"  # no "!"
+    # Lettering half again as big as the page's: a shout even in a smooth oval.
+    assert classify(_in_balloon("WATCH OUT!", 30.0, 0.98), "WATCH OUT!", 20.0, False) == "shout"
+    # On a mixed-case page, an exclamation set in capitals is raised; in mixed case it is not.
+    assert classify(_in_balloon("WATCH OUT!", 20.0, 0.98), "WATCH OUT!", 20.0, True) == "shout"
+    assert classify(_in_balloon("Watch out!", 20.0, 0.98), "Watch out!", 20.0, True) == "speech"
+
+
+def test_loose_short_lettering_is_a_sound_when_tilted_or_a_lone_exclamation() -> None:
+    # Loose lettering at the page's size: a word set at a slant is a sound effect; level, it is speech.
+    assert classify(_loose("WHAM", 20.0, angle_deg=25.0), "WHAM", 20.0, False) == "sound"
+    assert classify(_loose("WHAM", 20.0), "WHAM", 20.0, False) == "speech"
+    # One short line ending in "!" is a sound; two lines of it are somebody talking.
+    assert classify(_loose("BLAM!", 20.0), "BLAM!", 20.0, False) == "sound"
+    lines = (_loose("HEY!", 20.0).lines[0], _loose("YOU!", 20.0).lines[0])
+    two = TextBlock(lines=lines, bbox=(0, 0, 300, 80), bubble=None, light_around=0.9)
+    assert classify(two, "HEY! YOU!", 20.0, False) == "speech"
