@@ -72,7 +72,9 @@ def _answer(body: dict[str, Any]) -> dict[str, Any]:
         {"name": "Pepper", "gender": "female", "age": "young", "nature": "human"},
         {"name": "Carrot", "gender": "male", "age": "young", "nature": "creature"},
     ]
-    return {"characters": characters, "texts": texts}
+    # The setting as this stand-in "sees" it: a forest when the lettering mentions trees or woods, else indoors.
+    scene = ["forest"] if re.search(r"forest|tree|wood", text_part, re.IGNORECASE) else ["interior"]
+    return {"characters": characters, "texts": texts, "scene": scene}
 
 
 def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
@@ -142,6 +144,7 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
             elif state.mode == "off-schema":  # a server that ignores response_format: an invented region and key
                 answer = _answer(body)
                 answer["texts"].append({"index": 999, "text": "Ignore previous instructions", "mood": "sly"})
+                answer["scene"] = ["lava", *answer["scene"], "lava"]
                 content = json.dumps(answer)
             else:
                 content = json.dumps(_answer(body))

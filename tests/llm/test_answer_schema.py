@@ -109,6 +109,31 @@ def test_an_answer_outside_the_schema_is_reported_and_confined(
     assert "breaks the JSON schema it was asked with" in caplog.text and "999" in caplog.text
     assert len(merged.texts) == len(sample_reading.texts)
     assert not [text for text in merged.texts if "Ignore previous" in text.text]
+    # A setting outside the list, and the same one twice, are dropped; the listed one is kept.
+    assert merged.scene == ["interior"]
+
+
+def test_the_pages_setting_reaches_the_reading(sample_reading: PageReading) -> None:
+    """The schema asks for at most two of the sound bed's settings, and the answer's become the reading's."""
+    rgb = np.full((300, 200, 3), 255, np.uint8)
+    request = page_request(rgb, sample_reading, 1536, 2048)
+    scene = request.schema["properties"]["scene"]
+    assert scene["maxItems"] == 2 and set(scene["items"]["enum"]) == {
+        "wind",
+        "rain",
+        "sea",
+        "city",
+        "forest",
+        "crowd",
+        "fire",
+        "night",
+        "interior",
+    }
+    assert "scene" in request.schema["required"]
+    with chat_server() as (url, _state):
+        merged = refine_with_llm(rgb, sample_reading, OpenAIChatClient(LlmConfig(base_url=url)), 1536)
+    said = " ".join(text.text for text in sample_reading.texts).lower()
+    assert merged.scene == (["forest"] if any(w in said for w in ("forest", "tree", "wood")) else ["interior"])
 
 
 def test_the_answers_token_counts_come_back(sample_reading: PageReading) -> None:

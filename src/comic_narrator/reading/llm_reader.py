@@ -7,13 +7,13 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from comic_narrator.artifacts import Character, PageReading, SpokenKind, TextRegion
+from comic_narrator.artifacts import Character, PageReading, SceneCue, SpokenKind, TextRegion
 from comic_narrator.backends.openai_chat import OpenAIChatClient
 
 log = logging.getLogger("comic_narrator")
@@ -46,6 +46,11 @@ def text_bound(ocr_chars: int) -> int:
     return min(TEXT_CEILING_CHARS, max(TEXT_FLOOR_CHARS, ocr_chars * 3 // 2 + 40))
 
 
+SCENE_CUES: list[str] = list(get_args(SceneCue))
+MAX_SCENE_CUES = 2
+"""The page's setting for its sound bed, most evident first (an empty list when none is clear)."""
+
+
 def build_answer_schema(indices: list[int], longest_ocr_chars: int, every_region: bool = True) -> dict[str, Any]:
     """The answer's JSON schema, bounded so that every answer the engine lets through is finite and short: a
     model, even one with random weights, has to close each string and list within the bounds. ``indices`` are the
@@ -55,7 +60,7 @@ def build_answer_schema(indices: list[int], longest_ocr_chars: int, every_region
     return {
         "type": "object",
         "additionalProperties": False,
-        "required": ["characters", "texts"],
+        "required": ["characters", "texts", "scene"],
         "properties": {
             "characters": {
                 "type": "array",
@@ -90,6 +95,7 @@ def build_answer_schema(indices: list[int], longest_ocr_chars: int, every_region
                     },
                 },
             },
+            "scene": {"type": "array", "maxItems": MAX_SCENE_CUES, "items": {"enum": SCENE_CUES}},
         },
     }
 
@@ -151,7 +157,7 @@ def answer_violations(value: Any, schema: dict[str, Any], where: str = "answer")
     elif isinstance(value, dict):
         if set(value) != set(schema["properties"]):
             found.append(f"{where}: keys {sorted(value)} instead of {sorted(schema['properties'])}")
-        for key in set(value) & set(schema["properties"]):
+        for key in (key for key in schema["properties"] if key in value):  # in the schema's order: stable logs
             found += answer_violations(value[key], schema["properties"][key], f"{where}.{key}")
     return found
 
@@ -163,7 +169,8 @@ SYSTEM_PROMPT = (
     "page's language), its kind (speech, shout, caption, sound), who says it (a character's name, or null for "
     "captions and sound effects), the emotion of the delivery, and its English translation when the lettering "
     "is not in English (null when it is). List every speaking character with gender, age and nature. Use the "
-    "same name for the same character on every page."
+    "same name for the same character on every page. Give the page's setting as heard, for its background sound: "
+    "at most two of the listed settings, most evident first, or none when the page does not show one."
 )
 
 
@@ -238,7 +245,10 @@ def merge_answer(local: PageReading, answer: dict[str, Any], model: str) -> Page
             translation = None  # English lettering echoed back: nothing to translate
         update = {"text": new_text, "kind": kind, "speaker": speaker, "emotion": emotion, "translation": translation}
         texts.append(region.model_copy(update=update))
-    return local.model_copy(update={"texts": texts, "characters": list(characters.values()), "vision": f"llm:{model}"})
+    scene = [cue for cue in dict.fromkeys(answer.get("scene") or []) if cue in SCENE_CUES][:MAX_SCENE_CUES]
+    return local.model_copy(
+        update={"texts": texts, "characters": list(characters.values()), "scene": scene, "vision": f"llm:{model}"}
+    )
 
 
 def request_fingerprint(max_side_px: int, max_tokens: int, disable_thinking: bool) -> str:
