@@ -53,3 +53,37 @@ def test_pairwise_speaker_f1_groups_lines_without_a_mapping() -> None:
     # A line read without a speaker pairs with nobody: it costs recall.
     p, r, _ = pairwise_speaker_f1(list(zip(["x", None, "y", "y"], gt, strict=True)))
     assert (p, r) == (1.0, 0.5)
+
+
+def test_in_order_is_strictly_increasing() -> None:
+    from comic_narrator.reading.metrics import in_order
+
+    assert in_order([0, 2, 5]) and in_order([3]) and in_order([])
+    assert not in_order([1, 0]) and not in_order([0, 2, 1]) and not in_order([1, 1])
+
+
+def test_a_gt_text_goes_to_the_predicted_box_covering_it_best() -> None:
+    from comic_narrator.reading.metrics import match_text_boxes
+
+    balloon = (0, 0, 100, 20)
+    inside = (0, 0, 40, 20)  # wholly inside the balloon: overlap of the smaller 1.0
+    half = (50, 0, 100, 20)  # half of it over the balloon: 0.5
+    assert match_text_boxes([balloon], [half, inside]) == {0: 1}
+    assert match_text_boxes([balloon], [half]) == {0: 0}  # 0.5 is enough
+    assert match_text_boxes([balloon, (500, 500, 10, 10)], [(60, 0, 100, 20)]) == {}  # 0.4 is not; nothing near
+
+
+def test_texts_without_boxes_are_matched_by_their_letters() -> None:
+    from comic_narrator.reading.metrics import match_texts_by_content
+
+    gt = ["Come back", "I'm leaving", "Woosh"]
+    pred = ["NO! I'M LEAVING!!", "But Pepper... come back...", "zzz"]
+    assert match_texts_by_content(gt, pred) == {0: 1, 1: 0}  # "Woosh" has no reading holding its letters
+
+
+def test_pairwise_speaker_f1_where_no_two_lines_share_a_character() -> None:
+    from comic_narrator.reading.metrics import pairwise_speaker_f1
+
+    # Nobody speaks twice: perfect only if no two lines were given one id either.
+    assert pairwise_speaker_f1([("x", "a"), ("y", "b")]) == (1.0, 1.0, 1.0)
+    assert pairwise_speaker_f1([("x", "a"), ("x", "b")]) == (0.0, 0.0, 0.0)
