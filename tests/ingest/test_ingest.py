@@ -109,6 +109,11 @@ def test_webtoon_strip_sliced_without_losing_rows() -> None:
     assert rows[0][0] == 0 and rows[-1][1] == strip.shape[0]
     assert all(a[1] == b[0] for a, b in itertools.pairwise(rows)), "slices must tile the strip"
     assert all((b - a) <= 1.8 * strip.shape[1] + 1 for a, b in rows)
+    # Each cut falls in one of the three white gaps between the copies (the widest gutters within reach), not
+    # through the art or a panel's narrower gutter.
+    gaps = [k * (page.shape[0] + len(gap)) + page.shape[0] for k in range(3)]
+    cuts = [a for a, _ in rows[1:]]
+    assert len(cuts) == 3 and all(any(g <= cut < g + len(gap) for g in gaps) for cut in cuts), (cuts, gaps)
     assert len(content_segments(strip)) >= 3
 
 
