@@ -49,3 +49,35 @@ def browser() -> Iterator[WebDriver]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(scope="session")
+def japanese(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(work folder, read-along folder) of one page of the bundled manga sample, narrated with --read-along."""
+    from comic_narrator.cli import main
+    from tests.conftest import REPO
+
+    root = tmp_path_factory.mktemp("japanese")
+    out, folder = root / "manga.mp4", root / "read-along"
+    manga = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
+    argv = [str(manga), "--layout", "manga", "--pages", "3", "-o", str(out), "-q", "--voice-quality", "fast"]
+    assert main([*argv, "--draft", "--read-along", str(folder)]) == 0
+    return root / "manga.mp4.work", folder
+
+
+def loaded_font_statuses(browser: WebDriver, text: str) -> object:
+    """What loading the project's Japanese font for ``text`` gives in the page: ["loaded"] when it is reachable.
+    The page's font faces are waited for first (up to 10 s): a face not registered yet would load nothing."""
+    return browser.execute_async_script(
+        """
+        const [text, done] = [arguments[0], arguments[arguments.length - 1]];
+        const started = Date.now();
+        (function attempt() {
+          const known = [...document.fonts].some((f) => f.family.replace(/"/g, "") === "Narrator Sans JP");
+          if (!known && Date.now() - started < 10000) { setTimeout(attempt, 100); return; }
+          document.fonts.load('18px "Narrator Sans JP"', text)
+            .then((faces) => done(faces.map((f) => f.status)), (error) => done(String(error)));
+        })();
+        """,
+        text,
+    )

@@ -18,7 +18,9 @@ import pytest
 
 from comic_narrator.artifacts import BookReading, ClipList, Script, Timing
 from comic_narrator.cli import main
+from comic_narrator.web.readalong import FONT_FILES, FONTS
 from tests.conftest import SAMPLE_PAGE
+from tests.web.conftest import loaded_font_statuses
 from tests.web.readalong_page import line_at, spoken_lines
 
 if TYPE_CHECKING:
@@ -86,6 +88,7 @@ def test_the_guided_navigation_holds_the_reading_and_the_timeline(narrated: tupl
         assert 0 <= line.start_s < line.end_s <= timing.duration_s
     speakers = {line.id: line.speaker for line in script.lines}
     assert balloons and all(b["character"] == [speakers[b["id"]]] for b in balloons)
+    assert not (folder / "fonts").exists(), "the Japanese font only goes with Japanese books"
     assert (folder / "narration.m4a").read_bytes() == (work / "segments" / "audio.m4a").read_bytes()
 
 
@@ -124,12 +127,12 @@ def test_the_highlighted_balloon_follows_the_narration(
             "const a = document.getElementById('narration'); a.currentTime = arguments[0];",
             (line.start_s + line.end_s) / 2,
         )
-        deadline = time.monotonic() + 5
-        while _state(browser)["line"] != line.id and time.monotonic() < deadline:
+        box = browser.find_element("id", "balloon-box")
+        deadline = time.monotonic() + 10  # the page's image may still be loading: the box is placed when it is
+        while (_state(browser)["line"] != line.id or not box.is_displayed()) and time.monotonic() < deadline:
             time.sleep(0.05)
         state = _state(browser)
         assert (state["line"], state["page"]) == (line.id, line.page) and line.text in str(state["caption"])
-        box = browser.find_element("id", "balloon-box")
         assert box.is_displayed() and box.size["width"] > 10
     # Played from a little before the second page's first line: the page turns and the highlight follows.
     turn_s = min(line.start_s for line in lines if line.page == 1)
@@ -216,3 +219,24 @@ def test_every_guided_object_keeps_the_specifications_rules(narrated: tuple[Path
     for page in document["guided"]:
         check(page)
     assert seen > len(document["guided"]), "pages with panels and balloons inside"
+
+
+@pytest.mark.parametrize("where", ["file", "http"])
+def test_a_japanese_book_brings_its_font(browser: WebDriver, japanese: tuple[Path, Path], where: str) -> None:
+    folder = japanese[1]
+    for name in FONT_FILES:  # the OFL travels with the font
+        assert (folder / "fonts" / name).read_bytes() == (FONTS / name).read_bytes()
+    line = spoken_lines(folder)[0]
+    if where == "file":
+        browser.get((folder / "index.html").as_uri())
+        assert loaded_font_statuses(browser, line.text) == ["loaded"]
+        return
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        assert loaded_font_statuses(browser, line.text) == ["loaded"]
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -25,7 +25,12 @@ import yaml
 
 from comic_narrator.artifacts import BookReading, Cast, ClipList, Script, Timing
 from comic_narrator.cli import main
+from comic_narrator.config import VoiceConfig
+from comic_narrator.voice.voicebank import open_voice_bank
+from comic_narrator.web.review import ReviewSession
+from comic_narrator.web.server import ReviewServer
 from tests.conftest import SAMPLE_PAGE
+from tests.web.conftest import loaded_font_statuses
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -180,6 +185,11 @@ def test_a_line_is_voiced_on_demand_and_then_reused(review: Review) -> None:
     assert time.monotonic() - started < first_s, "the second play is the cached clip"
 
 
+def _loaded(browser: WebDriver) -> bool:
+    """The review page has its book (its script is added by the page itself, so it may not be there yet)."""
+    return bool(browser.execute_script("return !!(window.review && window.review.loaded())"))
+
+
 def _wait_for(condition: object, what: str, timeout_s: float = 60) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -196,7 +206,7 @@ def test_an_edit_saved_in_the_browser_is_used_by_the_next_run(browser: WebDriver
     script = Script.model_validate_json((review.work / "script.json").read_bytes())
     first = script.lines[0]
     browser.get(review.url)
-    _wait_for(lambda: browser.execute_script("return window.review.loaded()"), "the page to load")
+    _wait_for(lambda: _loaded(browser), "the page to load")
     assert len(browser.find_elements("css selector", "svg rect.panel")) == len(reading.pages[0].panels)
     assert len(browser.find_elements("css selector", "svg rect.text")) == len(reading.pages[0].texts)
     rows = browser.find_elements("css selector", "#lines li")
@@ -250,7 +260,7 @@ def test_panels_fixed_in_the_browser_are_kept_for_the_next_run(browser: WebDrive
     script = {line.id: line for line in Script.model_validate_json((review.work / "script.json").read_bytes()).lines}
     assert len(before.panels) >= 4
     browser.get(review.url)
-    _wait_for(lambda: browser.execute_script("return window.review.loaded()"), "the page to load")
+    _wait_for(lambda: _loaded(browser), "the page to load")
     browser.find_element("css selector", "#page-0 details.panels summary").click()
     rows = browser.find_elements("css selector", "#page-0 .panel-list li")
     assert len(rows) == len(before.panels)
@@ -281,7 +291,7 @@ def test_panels_fixed_in_the_browser_are_kept_for_the_next_run(browser: WebDrive
 
 def test_save_and_render_runs_the_edited_book_from_the_page(browser: WebDriver, review: Review) -> None:
     browser.get(review.url)
-    _wait_for(lambda: browser.execute_script("return window.review.loaded()"), "the page to load")
+    _wait_for(lambda: _loaded(browser), "the page to load")
     text = browser.find_elements("css selector", "#lines li")[-1].find_element("css selector", "textarea.text")
     text.clear()
     text.send_keys("DRATS! Hold on tight, Carrot!")
@@ -290,3 +300,35 @@ def test_save_and_render_runs_the_edited_book_from_the_page(browser: WebDriver, 
     assert "DRATS! Hold on tight, Carrot!" in review.output.with_suffix(".srt").read_text(encoding="utf-8")
     fixed = BookReading.model_validate_json((review.work / "review-reading.json").read_bytes())
     assert BookReading.model_validate_json((review.work / "reading.json").read_bytes()).pages == fixed.pages
+
+
+def test_the_review_page_of_a_japanese_book(browser: WebDriver, japanese: tuple[Path, Path]) -> None:
+    """The same server in-process over a manga page: its lines on the page, and the project's font for them."""
+    work = japanese[0]
+    script = Script.model_validate_json((work / "script.json").read_bytes())
+    voice = VoiceConfig(quality="fast")
+    with open_voice_bank(voice) as bank:
+        server = ReviewServer(ReviewSession(work, bank, voice))
+        server.serve_in_thread()
+        try:
+            browser.get(server.url)
+            _wait_for(lambda: _loaded(browser), "the page to load")
+            shown = [t.get_attribute("value") for t in browser.find_elements("css selector", "#lines textarea.text")]
+            assert shown == [line.text for line in script.lines] and shown
+            assert loaded_font_statuses(browser, script.lines[0].text) == ["loaded"]
+            assert _request_font(server) == (403, 200)
+        finally:
+            server.shutdown()
+            server.server_close()
+
+
+def _request_font(server: ReviewServer) -> tuple[int, int]:
+    """The font's answer without and with the token."""
+    host, port = server.server_address[:2]
+    statuses = []
+    for query in ("", f"?token={server.token}"):
+        connection = http.client.HTTPConnection(str(host), port, timeout=30)
+        connection.request("GET", f"/static/NarratorSansJP-Bold.ttf{query}")
+        statuses.append(connection.getresponse().status)
+        connection.close()
+    return statuses[0], statuses[1]

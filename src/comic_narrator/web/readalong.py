@@ -16,6 +16,10 @@ from comic_narrator.web.guided import guided_document
 from comic_narrator.workdir import atomic_write_text, read_artifact
 
 PLAYER = Path(__file__).resolve().parents[1] / "assets" / "web" / "read-along"
+FONTS = Path(__file__).resolve().parents[1] / "assets" / "fonts"
+FONT_FILES = ("NarratorSansJP-Bold.ttf", "OFL.txt", "NOTICE.md")
+"""The project's font for Japanese lettering (OFL: the licence and notice travel with it), for machines without
+a Japanese system font; player.css asks for it only for kana and kanji."""
 AUDIO_NAME = "narration.m4a"
 """The book's AAC, the very track the MP4 carries (mono, 48 kHz)."""
 
@@ -41,7 +45,8 @@ def _needed(work_dir: Path, name: str) -> Path:
 def export_read_along(work_dir: Path, out_dir: Path) -> ReadAlong:
     """Write ``out_dir``: ``index.html`` + ``player.js`` + ``player.css``, ``guided.json`` (the guided navigation),
     ``guided.js`` (the same data as a script, which file:// pages can load where they cannot fetch), the page
-    images under ``pages/`` and the narration as ``narration.m4a``."""
+    images under ``pages/``, the narration as ``narration.m4a`` and, for a Japanese book, the font under
+    ``fonts/``."""
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError("is a file, not a folder", path=out_dir)
     book = read_artifact(_needed(work_dir, "book.json"), Book)
@@ -84,6 +89,10 @@ def export_read_along(work_dir: Path, out_dir: Path) -> ReadAlong:
     atomic_write_text(out_dir / "index.html", index)
     for name in ("player.js", "player.css"):
         shutil.copyfile(PLAYER / name, out_dir / name)
+    if script.lang == "ja":
+        (out_dir / "fonts").mkdir(exist_ok=True)
+        for name in FONT_FILES:
+            shutil.copyfile(FONTS / name, out_dir / "fonts" / name)
     for written in out_dir.rglob("*"):
         if written.is_file():
             written.chmod(0o644)  # any web server's user may read it (the atomic writer makes files private)

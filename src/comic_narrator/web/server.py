@@ -19,8 +19,13 @@ from comic_narrator.errors import ComicNarratorError
 from comic_narrator.web.edits import MAX_BODY_BYTES
 
 log = logging.getLogger("comic_narrator")
-PAGE = Path(__file__).resolve().parents[1] / "assets" / "web" / "review"
-STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+PAGE = ASSETS / "web" / "review"
+STATIC = {
+    "review.js": (PAGE, "text/javascript; charset=utf-8"),
+    "review.css": (PAGE, "text/css; charset=utf-8"),
+    "NarratorSansJP-Bold.ttf": (ASSETS / "fonts", "font/ttf"),  # Japanese lettering on machines without a JP font
+}
 TOKEN_HEADER = "X-Review-Token"
 
 
@@ -103,8 +108,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/", "/index.html"):
             self._send(HTTPStatus.OK, (PAGE / "index.html").read_bytes(), "text/html; charset=utf-8")
         elif path.startswith("/static/") and path.removeprefix("/static/") in STATIC:
-            name = path.removeprefix("/static/")
-            self._send(HTTPStatus.OK, (PAGE / name).read_bytes(), STATIC[name] + "; charset=utf-8")
+            folder, kind = STATIC[path.removeprefix("/static/")]
+            self._send(HTTPStatus.OK, (folder / path.removeprefix("/static/")).read_bytes(), kind)
         elif path == "/api/book":
             self._send(HTTPStatus.OK, self.server.session.book_json().encode("utf-8"), "application/json")
         elif path.startswith("/files/"):

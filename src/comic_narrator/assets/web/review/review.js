@@ -264,6 +264,11 @@
 
   async function load() {
     book = await call("/api/book");
+    if (book.lang === "ja" && ![...document.fonts].some((f) => f.family === "Narrator Sans JP")) {
+      // The project's font (OFL) for kana and kanji, for machines without a Japanese system font.
+      document.fonts.add(new FontFace("Narrator Sans JP", "url(" + withToken("/static/NarratorSansJP-Bold.ttf") + ")",
+        { unicodeRange: "U+3000-30FF, U+3400-4DBF, U+4E00-9FFF, U+FF00-FFEF" }));
+    }
     panels = {};
     panelsEdited = new Set();
     book.pages.forEach((page) => { panels[page.page] = page.panels.map((bbox, i) => ({ bbox: [...bbox], was: i })); });
