@@ -228,7 +228,7 @@ def _narrate_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-highlight",
         action="store_true",
-        help="do not outline the balloon of the line being spoken",
+        help="do not outline the balloon of the line being spoken, nor swell sound words as their effects play",
     )
     parser.add_argument(
         "--credits",
