@@ -24,7 +24,7 @@ from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig, VoiceConfig
 from comic_narrator.ingest.images import decode_image
 from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
-from comic_narrator.reading.furniture import furniture_reason
+from comic_narrator.reading.furniture import furniture_reason, furniture_regions, is_credits_page
 from comic_narrator.reading.geometry import overlap_of_smaller
 from comic_narrator.reading.reader import read_page
 from comic_narrator.voice.writer import write_script
@@ -196,3 +196,32 @@ def test_furniture_reason_by_words_and_place(
     letter_px = 60.0 if text == "THE END" else 20.0
     block = _block(text, box, balloon=balloon, letter_px=letter_px)
     assert furniture_reason(block, _PANELS, 1000, 1400, typical_letter_px=20.0) == expected
+
+
+def test_furniture_keeps_the_smallest_panel_holding_it_or_none() -> None:
+    splash_top, bottom, inset = (50, 50, 900, 600), (50, 700, 900, 600), (80, 80, 400, 300)
+    blocks = [
+        _block("Chapter 3", (100, 100, 200, 20)),  # in the top panel and in the inset drawn over it
+        _block("www.peppercarrot.com", (300, 660, 300, 20)),  # in the gutter between the panels
+        _block("- 12 -", (460, 1250, 70, 20)),  # in the bottom panel only
+    ]
+    regions = furniture_regions(blocks, [splash_top, bottom, inset], "en")
+    assert [(r.text, r.panel) for r in regions] == [("Chapter 3", 2), ("www.peppercarrot.com", -1), ("- 12 -", 1)]
+    assert {r.kind for r in regions} == {"furniture"} and {r.speaker for r in regions} == {None}
+
+
+_NAMES = "Kamo Rine, Anto Suvi, Elmi Lado, Osbe Linka, Mira Tone,"
+_PROSE = "The wind carried the two witches over the hills and into the valley"
+
+
+def _small_print(lines: list[str], letter_px: float = 12.0) -> list[TextBlock]:
+    return [_block(line, (40, 400 + 18 * i, 900, 16), letter_px=letter_px) for i, line in enumerate(lines)]
+
+
+def test_a_credits_page_is_small_print_reading_as_names_or_as_thanks_and_a_licence() -> None:
+    # 1400 px page: small print is at most 35 px (2.5 % of the height); 14 lines of 12 px letters are.
+    assert is_credits_page(_small_print([_NAMES] * 14), 1400)  # a list: a comma every two words
+    assert not is_credits_page(_small_print([_PROSE] * 14), 1400)  # prose in small print: a page of narration
+    thanks = ["For this episode, thanks go to the patrons of the series", "License: Creative Commons Attribution"]
+    assert is_credits_page(_small_print([_PROSE] * 12 + thanks), 1400)  # no list, but thanks and a licence
+    assert not is_credits_page(_small_print([_NAMES] * 14, letter_px=40.0), 1400)  # names set large: not credits
