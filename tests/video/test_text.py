@@ -45,3 +45,12 @@ def test_outline_surrounds_the_fill() -> None:
     inked = image.fill > 128
     assert inked.any() and (image.outline[inked] > 128).all()
     assert (image.outline > 128).sum() > inked.sum() * 1.3
+
+
+def test_wrapped_lines_are_even_and_none_is_left_with_one_character() -> None:
+    face = font(21)
+    japanese = wrap("僕は今永禄大学附属病院で研修医をしている", face, 412)
+    assert len(japanese) == 2 and min(len(line) for line in japanese) >= 8, japanese
+    english = wrap("Alright then, off to the land of the setting moons Shichimi can tell us how", face, 500)
+    widths = [face.getlength(line) for line in english]
+    assert len(english) == 2 and max(widths) - min(widths) < 0.3 * max(widths), english

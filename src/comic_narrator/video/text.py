@@ -8,9 +8,9 @@ JIS level-1 kanji (assets/fonts/NOTICE.md).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import cv2
@@ -61,18 +61,34 @@ def _wrap_characters(text: str, face: ImageFont.FreeTypeFont, max_width_px: floa
     return lines
 
 
+def _balanced(break_at: Callable[[float], list[str]], max_width_px: float) -> list[str]:
+    """The fewest lines that fit ``max_width_px``, as even as they go: broken at the narrowest width that needs no
+    more lines, so no last line is left with one word or one character."""
+    lines = break_at(max_width_px)
+    if len(lines) < 2:
+        return lines
+    low, high = 0.0, max_width_px
+    for _ in range(12):
+        middle = (low + high) / 2
+        if len(break_at(middle)) <= len(lines):
+            high = middle
+        else:
+            low = middle
+    return break_at(high)
+
+
 def wrap(text: str, face: ImageFont.FreeTypeFont, max_width_px: float) -> list[str]:
-    """``text``'s lines (its own line breaks kept) broken to fit ``max_width_px``: at spaces where a line has
-    them, else between characters (Japanese has no spaces); a single word too wide stays whole."""
+    """``text``'s lines (its own line breaks kept) broken to fit ``max_width_px`` into lines of even length: at
+    spaces where a line has them, else between characters (Japanese has no spaces); a word too wide stays whole."""
     out: list[str] = []
     for paragraph in text.split("\n"):
         words = paragraph.split()
         if not words:
             continue
         if len(words) > 1 or re.fullmatch(r"[\x00-\u024f]+", paragraph):
-            out.extend(_wrap_words(words, face, max_width_px))
+            out.extend(_balanced(partial(_wrap_words, words, face), max_width_px))
         else:
-            out.extend(_wrap_characters(paragraph, face, max_width_px))
+            out.extend(_balanced(partial(_wrap_characters, paragraph, face), max_width_px))
     return out
 
 
