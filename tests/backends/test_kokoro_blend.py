@@ -18,8 +18,8 @@ from comic_narrator.backends.kokoro_blend import (
     mix_styles,
     style_blend,
 )
-from comic_narrator.backends.kokoro_english import english_grades
 from comic_narrator.backends.kokoro_tts import KokoroEngine
+from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, speaker_grades
 from comic_narrator.backends.protocols import Delivery, Speech
 from comic_narrator.config import VoiceConfig
 from comic_narrator.dsp.voice_stats import VoiceStats, f0_track, voice_stats
@@ -27,20 +27,27 @@ from comic_narrator.voice.delivery import EMOTION_SHADES
 from comic_narrator.voice.voicebank import VoiceBank
 
 EN = "The storm rolled over the hills, and nobody in the village slept that night."
+JA = "嵐が丘を越えていき、その夜は村の誰も眠れなかった。"
+SPEAKER_IDS = {
+    next(iter(spec.styles)): spec.info.id
+    for spec in KOKORO_VOICES
+    if spec.info.derived_from is None and len(spec.styles) == 1
+}
+"""Kokoro style -> its recorded speaker's voice id (``af_heart`` -> ``en-heart``, ``jf_alpha`` -> ``ja-alpha``)."""
 
 
-def _blend(styles: dict[str, float], emotion: Emotion) -> StyleBlend | None:
-    return style_blend(styles, emotion, EMOTION_RULES, SPEAKER_MEASURES, english_grades())
+def _blend(styles: dict[str, float], emotion: Emotion, language: str = "en") -> StyleBlend | None:
+    return style_blend(styles, emotion, EMOTION_RULES, SPEAKER_MEASURES, speaker_grades(), language)
 
 
-def test_every_english_speaker_is_measured() -> None:
-    assert set(SPEAKER_MEASURES) == set(english_grades())
+def test_every_speaker_is_measured_and_graded() -> None:
+    assert set(SPEAKER_MEASURES) == set(speaker_grades()) == set(SPEAKER_IDS)
 
 
 @pytest.mark.parametrize("emotion", sorted(EMOTION_RULES))
 def test_partners_share_accent_and_gender_and_move_the_intended_way(emotion: Emotion) -> None:
     rule = EMOTION_RULES[emotion]
-    grades = english_grades()
+    grades = speaker_grades()
     blended = 0
     for speaker in SPEAKER_MEASURES:
         partner = choose_partner(speaker, rule, SPEAKER_MEASURES, grades)
@@ -57,11 +64,15 @@ def test_partners_share_accent_and_gender_and_move_the_intended_way(emotion: Emo
     assert blended >= len(SPEAKER_MEASURES) // 2
 
 
-def test_only_single_english_speakers_blend_and_only_for_blending_emotions() -> None:
+def test_only_single_speakers_of_the_language_blend_and_only_for_blending_emotions() -> None:
     assert _blend({"af_bella": 1.0}, "excited") is not None
     assert _blend({"af_bella": 1.0}, "neutral") is None
     assert _blend({"af_bella": 1.0}, "angry") is None
-    assert _blend({"jf_alpha": 1.0}, "excited") is None  # Japanese styles: no measured partners
+    japanese = _blend({"jf_alpha": 1.0}, "excited", "ja")
+    assert japanese is not None and japanese.partner.startswith("jf_")
+    assert _blend({"jf_alpha": 1.0}, "excited") is None  # a Japanese speaker reading English: as it was
+    assert _blend({"af_bella": 1.0}, "excited", "ja") is None
+    assert _blend({"jm_kumo": 1.0}, "excited", "ja") is None  # Kokoro's only Japanese man: nobody to borrow from
     assert _blend({"af_bella": 0.5, "af_heart": 0.5}, "excited") is None
     # A voice re-timbred from a speaker (the boy made from af_kore) borrows as its source does.
     assert _blend({"af_kore": 1.0}, "excited") == _blend({"af_kore": 1.0}, "excited")
@@ -86,6 +97,9 @@ def test_cache_key_names_the_blend_and_leaves_other_lines_alone() -> None:
     assert bank.engine_version("en-heart", neutral) == bank.engine_version("en-heart")
     assert bank.engine_version("en-heart", Delivery(emotion="angry")) == bank.engine_version("en-heart")
     assert bank.engine_version("en-alpha", excited) == bank.engine_version("en-alpha")
+    assert bank.engine_version("ja-kumo", excited) == bank.engine_version("ja-kumo")
+    japanese = engine.blend_for("ja-alpha", excited)
+    assert japanese is not None and japanese.token() in bank.engine_version("ja-alpha", excited)
     blend = engine.blend_for("en-michael", excited)
     assert blend is not None and blend.token() in bank.engine_version("en-michael", excited)
     # Another weight is another key.
@@ -118,14 +132,19 @@ def test_neutral_lines_are_bit_identical_to_the_unblended_engine(engine: KokoroE
     assert np.array_equal(engine.synthesize(EN, "en-michael", Delivery(emotion="angry")).samples, before)
 
 
-@pytest.mark.parametrize(("voice_id", "emotion"), [("en-michael", "excited"), ("en-kore", "scared")])
-def test_blended_line_moves_up_and_stays_its_speaker(engine: KokoroEngine, voice_id: str, emotion: Emotion) -> None:
+@pytest.mark.parametrize(
+    ("voice_id", "emotion", "text"),
+    [("en-michael", "excited", EN), ("en-kore", "scared", EN), ("ja-alpha", "excited", JA)],
+)
+def test_blended_line_moves_up_and_stays_its_speaker(
+    engine: KokoroEngine, voice_id: str, emotion: Emotion, text: str
+) -> None:
     blend = engine.blend_for(voice_id, Delivery(emotion=emotion))
     assert blend is not None
-    partner_id = "en-" + blend.partner.split("_", 1)[1]
-    neutral = engine.synthesize(EN, voice_id, Delivery())
-    blended = engine.synthesize(EN, voice_id, Delivery(emotion=emotion))
-    partner = engine.synthesize(EN, partner_id, Delivery())
+    partner_id = SPEAKER_IDS[blend.partner]
+    neutral = engine.synthesize(text, voice_id, Delivery())
+    blended = engine.synthesize(text, voice_id, Delivery(emotion=emotion))
+    partner = engine.synthesize(text, partner_id, Delivery())
     # Higher: the partner speaks higher, and a third of its prosody moves the line up by a fraction of that.
     rise = _mean_f0_semitones(blended) - _mean_f0_semitones(neutral)
     gap = _mean_f0_semitones(partner) - _mean_f0_semitones(neutral)
@@ -135,6 +154,6 @@ def test_blended_line_moves_up_and_stays_its_speaker(engine: KokoroEngine, voice
     assert own < theirs, (own, theirs)
     # The whole delivery (speed, pitch, gain, breath) still applies on top, as it did before.
     shade = EMOTION_SHADES[emotion]
-    full = engine.synthesize(EN, voice_id, replace(shade, emotion=emotion))
-    unblended = engine.synthesize(EN, voice_id, shade)
+    full = engine.synthesize(text, voice_id, replace(shade, emotion=emotion))
+    unblended = engine.synthesize(text, voice_id, shade)
     assert _mean_f0_semitones(full) > _mean_f0_semitones(unblended) > _mean_f0_semitones(neutral)

@@ -68,14 +68,24 @@ SPEAKER_MEASURES: dict[str, SpeakerMeasures] = {
     "bm_fable": SpeakerMeasures(125.56, -7.23, 6.04),
     "bm_george": SpeakerMeasures(143.06, -12.68, 11.73),
     "bm_lewis": SpeakerMeasures(89.78, -7.42, 3.23),
+    # Japanese: the same measures over the benchmark's six Japanese sentences (``--emotions --lang ja``).
+    "jf_alpha": SpeakerMeasures(267.54, -10.59, 13.25),
+    "jf_gongitsune": SpeakerMeasures(234.11, -15.18, 14.57),
+    "jf_nezumi": SpeakerMeasures(228.77, -9.58, 14.89),
+    "jf_tebukuro": SpeakerMeasures(328.55, -9.3, 14.76),
+    "jm_kumo": SpeakerMeasures(94.42, -12.4, 7.02),
 }
-"""Measured with ``benchmarks/voices_quality.py --emotions`` (it prints this table)."""
+"""Measured with ``benchmarks/voices_quality.py --emotions [--lang ja]`` (it prints this table)."""
 
 
 def _spread(value: Callable[[SpeakerMeasures], float]) -> float:
-    """How much a measure varies between the speakers of one gender (root-mean-square of the two genders'
-    standard deviations): the rule counts differences in these units, so no measure outweighs the others."""
-    by_gender = [[value(m) for name, m in SPEAKER_MEASURES.items() if name[1] == gender] for gender in "fm"]
+    """How much a measure varies between the English speakers of one gender (root-mean-square of the two genders'
+    standard deviations): the rule counts differences in these units, so no measure outweighs the others. Only
+    the 28 English speakers set the units (Japanese has four women and one man, too few for a spread of its own),
+    so adding the Japanese speakers' measures left every English choice as it was."""
+    by_gender = [
+        [value(m) for name, m in SPEAKER_MEASURES.items() if name[0] in "ab" and name[1] == gender] for gender in "fm"
+    ]
     return float(np.sqrt(np.mean([np.var(values) for values in by_gender])))
 
 
@@ -122,7 +132,10 @@ EMOTION_RULES: dict[Emotion, EmotionRule] = {
 tilt and breathiness and most of the identity; a quarter to a third keeps every blend measurably nearer its own
 speaker than its partner (docs/voices.md)."""
 
-_ENGLISH_STYLE = re.compile(r"^([ab][fm])_[a-z]+$")
+_SPEAKER_STYLE = re.compile(r"^([abj])[fm]_[a-z]+$")
+ACCENTS = {"en": "ab", "ja": "j"}
+"""The style prefixes of each language's own speakers (a US or UK speaker reads English, a j* speaker Japanese):
+only those blend, so a Japanese speaker reading English (accented) is voiced as it always was."""
 
 
 @dataclass(frozen=True)
@@ -152,8 +165,9 @@ def choose_partner(
     measures: Mapping[str, SpeakerMeasures],
     grades: Mapping[str, str],
 ) -> str | None:
-    """The speaker of the same accent and gender (``af``, ``am``, ``bf``, ``bm``) who moves ``speaker`` furthest
-    the rule's way, or None when nobody moves it that way (the speaker is already the group's extreme)."""
+    """The speaker of the same accent and gender (``af``, ``am``, ``bf``, ``bm``, ``jf``, ``jm``) who moves
+    ``speaker`` furthest the rule's way, or None when nobody moves it that way (the speaker is already the group's
+    extreme, or alone in it: ``jm_kumo``)."""
     own = measures.get(speaker)
     if own is None:
         return None
@@ -174,17 +188,19 @@ def style_blend(
     rules: Mapping[Emotion, EmotionRule],
     measures: Mapping[str, SpeakerMeasures],
     grades: Mapping[str, str],
+    language: str = "en",
 ) -> StyleBlend | None:
-    """The blend for a voice made of ``styles`` speaking with ``emotion``; None leaves the voice as it is.
+    """The blend for a voice made of ``styles`` speaking ``language`` with ``emotion``; None leaves the voice as it is.
 
-    Only a voice of one English Kokoro speaker blends (a recorded speaker or a voice re-timbred from one): its
-    partner is chosen for the style itself, so a boy made from a woman's style borrows from women, as his
-    source would."""
+    Only a voice of one Kokoro speaker of that language blends (a recorded speaker or a voice re-timbred from
+    one): its partner is chosen for the style itself, so a boy made from a woman's style borrows from women, as
+    his source would."""
     rule = rules.get(emotion)
     if rule is None or len(styles) != 1:
         return None
     [speaker] = styles
-    if _ENGLISH_STYLE.match(speaker) is None:
+    found = _SPEAKER_STYLE.match(speaker)
+    if found is None or found.group(1) not in ACCENTS.get(language, ""):
         return None
     partner = choose_partner(speaker, rule, measures, grades)
     if partner is None:

@@ -22,8 +22,8 @@ from comic_narrator.backends.kokoro_blend import (
     mix_styles,
     style_blend,
 )
-from comic_narrator.backends.kokoro_english import english_grades, english_phonemes, load_english_style
-from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, KokoroVoiceSpec
+from comic_narrator.backends.kokoro_english import english_phonemes, load_english_style
+from comic_narrator.backends.kokoro_voices import KOKORO_VOICES, KokoroVoiceSpec, speaker_grades
 from comic_narrator.backends.model_cache import cached_rewrite
 from comic_narrator.backends.onnx_conv_integer import REWRITE_VERSION, conv_integer_as_matmul
 from comic_narrator.backends.onnx_instance_norm import REWRITE_VERSION as NORM_VERSION
@@ -148,7 +148,9 @@ class KokoroEngine(BundledEngine):
     def blend_for(self, voice_id: str, delivery: Delivery) -> StyleBlend | None:
         """The partner style this line mixes in for its emotion (kokoro_blend), or None: the voice as it is."""
         spec = self._specs[voice_id]
-        return style_blend(spec.styles, delivery.emotion, self._rules, SPEAKER_MEASURES, english_grades())
+        return style_blend(
+            spec.styles, delivery.emotion, self._rules, SPEAKER_MEASURES, speaker_grades(), spec.info.language
+        )
 
     def delivery_token(self, voice_id: str, delivery: Delivery) -> str:
         """The line's blend in its clip cache key; empty (the key as before blends existed) when it has none."""

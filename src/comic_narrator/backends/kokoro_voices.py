@@ -47,12 +47,38 @@ def _spec(
     return KokoroVoiceSpec(info, styles, tract_ratio, base_speed, shift, espeak_voice_for(next(iter(styles))))
 
 
+JAPANESE_GRADES = {"jf_alpha": "C+", "jf_gongitsune": "C", "jf_tebukuro": "C", "jf_nezumi": "C-", "jm_kumo": "C-"}
+"""Kokoro's overall grade for its Japanese speakers, from the model's own voice list (VOICES.md of Kokoro-82M
+v1.0); kokoro-js, where the English grades come from, ships no Japanese speakers."""
+
+
+def speaker_grades() -> dict[str, str]:
+    """Kokoro's grade of every speaker this package ships, English (kokoro-js's table) and Japanese."""
+    return {**english_grades(), **JAPANESE_GRADES}
+
+
+def _japanese(
+    voice_id: str, gender: Gender, age: Age, note: str, style: str, narrator: bool = False
+) -> KokoroVoiceSpec:
+    grade = JAPANESE_GRADES[style]
+    return _spec(
+        voice_id,
+        "ja",
+        gender,
+        age,
+        f"Kokoro {style}: {note} (grade {grade})",
+        {style: 1.0},
+        narrator=narrator,
+        grade=grade,
+    )
+
+
 JAPANESE_VOICES: tuple[KokoroVoiceSpec, ...] = (
-    _spec("ja-alpha", "ja", "female", "adult", "Kokoro jf_alpha: clear adult woman", {"jf_alpha": 1.0}),
-    _spec("ja-gongitsune", "ja", "female", "young", "Kokoro jf_gongitsune: soft young woman", {"jf_gongitsune": 1.0}),
-    _spec("ja-nezumi", "ja", "female", "child", "Kokoro jf_nezumi: small, bright girl", {"jf_nezumi": 1.0}),
-    _spec("ja-tebukuro", "ja", "female", "young", "Kokoro jf_tebukuro: gentle storyteller", {"jf_tebukuro": 1.0}),
-    _spec("ja-kumo", "ja", "male", "adult", "Kokoro jm_kumo: calm adult man", {"jm_kumo": 1.0}, narrator=True),
+    _japanese("ja-alpha", "female", "adult", "clear adult woman", "jf_alpha"),
+    _japanese("ja-gongitsune", "female", "young", "soft young woman", "jf_gongitsune"),
+    _japanese("ja-nezumi", "female", "child", "small, bright girl", "jf_nezumi"),
+    _japanese("ja-tebukuro", "female", "young", "gentle storyteller", "jf_tebukuro"),
+    _japanese("ja-kumo", "male", "adult", "calm adult man", "jm_kumo", narrator=True),
     _spec(
         "ja-kumo-deep",
         "ja",
