@@ -165,6 +165,12 @@ def test_transparency_is_white_paper() -> None:
     assert to_rgb8(clear).min() == 255
     half_ink = Image.new("LA", (4, 4), (0, 128))
     assert to_rgb8(half_ink)[0, 0].tolist() == [127, 127, 127]
+    # A palette that carries alpha itself (no "transparency" entry in the image's info): entry 0 is clear black.
+    paletted = Image.new("P", (2, 1))
+    paletted.putpalette([0, 0, 0, 0, 255, 0, 0, 255], rawmode="RGBA")
+    paletted.putpixel((1, 0), 1)
+    assert "transparency" not in paletted.info
+    assert to_rgb8(paletted)[0].tolist() == [[255, 255, 255], [255, 0, 0]]
 
 
 def test_exif_rotation_is_applied(original: Image.Image) -> None:
