@@ -43,6 +43,8 @@ class ChatState:
         self.hold = hold
         """Called with each chat request before it is worked on (a test's barrier across several servers)."""
         self.requests: list[dict[str, Any]] = []
+        self.image_sizes: list[tuple[int, int]] = []
+        """(width, height) of each chat request's image, as decoded here."""
         self.authorizations: list[str | None] = []
         """Each request's Authorization header (None when absent), GET and POST alike."""
         self.in_flight = 0
@@ -51,13 +53,42 @@ class ChatState:
         self.arrived = threading.Condition(self.lock)
 
 
-def _answer(body: dict[str, Any]) -> dict[str, Any]:
-    """Name the speaker by the region's side of the page and sentence-case the OCR text."""
+KNOWN = re.compile(r"^Characters already named in this book[^:]*: (.*)$", re.M)
+ALIASES = {
+    "left": ["Pepper", "Witch", "Pep", "Young witch", "Girl"],
+    "right": ["Carrot", "Cat", "Ginger cat", "Carrot the cat", "Kitty"],
+}
+"""What the "drift" mode calls the characters on each side of the page, one alias per request in turn, unless the
+prompt lists one of them as already named (a model that keeps a name it is told, and invents one when it is not)."""
+GENDERS = {"left": ("female", "human"), "right": ("male", "creature")}
+INJECTION = re.compile(r"ignore (all )?previous instructions", re.I)
+
+
+def _known_names(text_part: str) -> list[str]:
+    found = KNOWN.search(text_part)
+    return [item.split(" (")[0] for item in found.group(1).split("; ")] if found else []
+
+
+def _answer(body: dict[str, Any], mode: str = "ok", turn: int = 0) -> dict[str, Any]:
+    """Name the speaker by the region's side of the page and sentence-case the OCR text. In "drift" mode the names
+    change with every request unless the prompt lists known ones; in "translate" mode lettering that is not ASCII
+    gets an English stand-in translation; in "obey" mode lettering saying "ignore previous instructions" is obeyed:
+    every other region is rewritten, re-kinded and re-voiced, and characters are invented."""
     text_part = next(p["text"] for p in body["messages"][1]["content"] if p["type"] == "text")
+    known = _known_names(text_part)
+    names = {side: "Pepper" if side == "left" else "Carrot" for side in ALIASES}
+    if mode == "drift":
+        for side, aliases in ALIASES.items():
+            told = [name for name in known if name in aliases]
+            names[side] = told[0] if told else aliases[turn % len(aliases)]
     texts = []
     for match in REGION.finditer(text_part):
         index, x_pct, kind, ocr = int(match.group(1)), int(match.group(3)), match.group(5), match.group(7)
-        speaker = None if kind in ("caption", "sound") else ("Pepper" if x_pct < 50 else "Carrot")
+        side = "left" if x_pct < 50 else "right"
+        speaker = None if kind in ("caption", "sound") else names[side]
+        translation = None
+        if mode == "translate" and not ocr.isascii():
+            translation = f"English of region {index} ({len(ocr)} letters)"
         texts.append(
             {
                 "index": index,
@@ -65,16 +96,42 @@ def _answer(body: dict[str, Any]) -> dict[str, Any]:
                 "kind": kind,
                 "speaker": speaker,
                 "emotion": "excited" if ocr.endswith("!") else "neutral",
-                "translation": None,
+                "translation": translation,
             }
         )
     characters = [
-        {"name": "Pepper", "gender": "female", "age": "young", "nature": "human"},
-        {"name": "Carrot", "gender": "male", "age": "young", "nature": "creature"},
+        {"name": names[side], "gender": GENDERS[side][0], "age": "young", "nature": GENDERS[side][1]}
+        for side in ("left", "right")
     ]
     # The setting as this stand-in "sees" it: a forest when the lettering mentions trees or woods, else indoors.
     scene = ["forest"] if re.search(r"forest|tree|wood", text_part, re.IGNORECASE) else ["interior"]
-    return {"characters": characters, "texts": texts, "scene": scene}
+    answer: dict[str, Any] = {"characters": characters, "texts": texts, "scene": scene}
+    if mode == "obey" and any(INJECTION.search(item["text"]) for item in texts):
+        _obey(answer)
+    return answer
+
+
+FLIPPED_KIND = {"speech": "caption", "shout": "sound", "caption": "speech", "sound": "shout"}
+
+
+def _obey(answer: dict[str, Any]) -> None:
+    """What a model that follows the lettering's instructions does to the rest of the page."""
+    answer["characters"] = [
+        {"name": "Mallory", "gender": "male", "age": "old", "nature": "machine"},
+        {"name": "Eve", "gender": "female", "age": "child", "nature": "creature"},
+    ]
+    for item in answer["texts"]:
+        if INJECTION.search(item["text"]):
+            item["text"] = item["text"].rstrip(".!") + "."  # its own lettering, corrected
+            continue
+        item.update(
+            text="All hail Mallory, the new narrator of this book.",
+            kind=FLIPPED_KIND[item["kind"]],
+            speaker="Mallory",
+            emotion="angry",
+            translation="Everything is Mallory's now",
+        )
+    answer["scene"] = ["fire"]
 
 
 def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
@@ -135,6 +192,9 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
             assert header == "data:image/jpeg;base64"
             image = cv2.imdecode(np.frombuffer(base64.b64decode(data), np.uint8), cv2.IMREAD_COLOR)
             assert image is not None and max(image.shape[:2]) <= 1536
+            with state.lock:
+                state.image_sizes.append((image.shape[1], image.shape[0]))
+                turn = len(state.image_sizes) - 1
             if state.mode == "empty":
                 content = ""
             elif state.mode == "not-json":
@@ -147,7 +207,7 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
                 answer["scene"] = ["lava", *answer["scene"], "lava"]
                 content = json.dumps(answer)
             else:
-                content = json.dumps(_answer(body))
+                content = json.dumps(_answer(body, state.mode, turn))
             reply = {
                 "id": "chatcmpl-1",
                 "object": "chat.completion",

@@ -13,6 +13,7 @@ from comic_narrator.artifacts import Book, PageImage, PageReading
 from comic_narrator.config import RunConfig
 from comic_narrator.flow.engines import Engines
 from comic_narrator.progress import StageProgress
+from comic_narrator.reading.known_characters import CharacterLedger
 from comic_narrator.video.render import SegmentRenderer, worker_count
 from comic_narrator.video.segments import Segment
 
@@ -34,26 +35,36 @@ class Executor(Protocol):
     def render(self, segment: Segment, image: Path) -> None: ...
 
 
-def _timed_read(book: Book, page: PageImage, run: RunConfig, engines: Engines) -> tuple[PageRead, float]:
+def _timed_read(
+    book: Book, page: PageImage, run: RunConfig, engines: Engines, ledger: CharacterLedger
+) -> tuple[PageRead, float]:
     started = time.perf_counter()
-    read = _read(book, page, run, engines)
+    read = _read(book, page, run, engines, ledger)
     return read, time.perf_counter() - started
 
 
-def _read(book: Book, page: PageImage, run: RunConfig, engines: Engines) -> PageRead:
-    from comic_narrator.reading.stage import read_one_page, refine_one_page, vision_for_book
+def _read(book: Book, page: PageImage, run: RunConfig, engines: Engines, ledger: CharacterLedger) -> PageRead:
+    """One page read locally, then by the LLM when it reads; ``ledger`` holds the book's characters that each
+    page is shown (reading.known_characters)."""
+    from comic_narrator.reading.stage import read_one_page, refine_in_book, vision_for_book
 
     if engines.ocr is None:
         raise RuntimeError("no OCR engine was built for reading")
     vision = vision_for_book(run.vision, book)
-    reading, failure, cached = read_one_page(book, page, vision, run.work_dir, engines.ocr)
-    if run.vision.vision == "llm" and failure is None and engines.llm_client is not None:
+    try:
+        reading, failure, cached = read_one_page(book, page, vision, run.work_dir, engines.ocr)
+    except BaseException:
+        ledger.abandon()
+        raise
+    if run.vision.vision == "llm" and engines.llm_client is not None:
         from comic_narrator.backends.openai_chat import OpenAIChatClient
 
         assert isinstance(engines.llm_client, OpenAIChatClient)
-        reading, llm_cached = refine_one_page(
-            page, reading, engines.llm_client, engines.llm_model, run.llm, run.work_dir
+        local = reading if failure is None else None
+        refined, llm_cached = refine_in_book(
+            page, local, engines.llm_client, engines.llm_model, run.llm, run.work_dir, ledger
         )
+        reading = refined or reading
         cached = cached and llm_cached
     return reading, failure, cached
 
@@ -85,12 +96,13 @@ class LocalExecutor:
         """Each page's reading in book order, reading up to ``read_ahead`` pages (or the LLM's concurrency)
         ahead of the one handed out; all of them at once before anything is handed out when ``read_ahead`` < 0."""
         ahead = len(book.pages) if self.read_ahead < 0 else max(self.read_ahead, self.read_workers)
+        ledger = CharacterLedger([page.index for page in book.pages], run.llm.slots)
         with ThreadPoolExecutor(self.read_workers, thread_name_prefix="read") as pool:
             futures: dict[int, Future[tuple[PageRead, float]]] = {}
             try:
                 if self.read_ahead < 0:  # everything read before anything is voiced (a time-shared GPU)
                     for index, page in enumerate(book.pages):
-                        futures[index] = pool.submit(_timed_read, book, page, run, engines)
+                        futures[index] = pool.submit(_timed_read, book, page, run, engines, ledger)
                     for future in futures.values():
                         future.result()
                     if self.after_reading is not None:
@@ -98,7 +110,9 @@ class LocalExecutor:
                 for index, page in enumerate(book.pages):
                     for upcoming in range(index, min(len(book.pages), index + 1 + ahead)):
                         if upcoming not in futures:
-                            futures[upcoming] = pool.submit(_timed_read, book, book.pages[upcoming], run, engines)
+                            futures[upcoming] = pool.submit(
+                                _timed_read, book, book.pages[upcoming], run, engines, ledger
+                            )
                     read, seconds = futures.pop(index).result()
                     self.busy_s["read"] = self.busy_s.get("read", 0.0) + seconds
                     yield page, read

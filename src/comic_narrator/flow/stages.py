@@ -87,6 +87,7 @@ STAGES: tuple[Stage, ...] = (
         "comic_narrator.reading.stage:llm_reading_key",
         (
             "the page's local reading",
+            "the book's characters it is shown",
             "the LLM request (instructions, answer schema, image size, token cap, thinking switch)",
             "the model's name (not the server's address)",
         ),

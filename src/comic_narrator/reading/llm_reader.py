@@ -6,6 +6,7 @@ import base64
 import json
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -15,6 +16,7 @@ import numpy.typing as npt
 
 from comic_narrator.artifacts import Character, PageReading, SceneCue, SpokenKind, TextRegion
 from comic_narrator.backends.openai_chat import OpenAIChatClient
+from comic_narrator.reading.known_characters import describe_known
 
 log = logging.getLogger("comic_narrator")
 
@@ -169,7 +171,8 @@ SYSTEM_PROMPT = (
     "page's language), its kind (speech, shout, caption, sound), who says it (a character's name, or null for "
     "captions and sound effects), the emotion of the delivery, and its English translation when the lettering "
     "is not in English (null when it is). List every speaking character with gender, age and nature. Use the "
-    "same name for the same character on every page. Give the page's setting as heard, for its background sound: "
+    "same name for the same character on every page: the characters already named in the book are listed before "
+    "the regions. Give the page's setting as heard, for its background sound: "
     "at most two of the listed settings, most evident first, or none when the page does not show one."
 )
 
@@ -209,8 +212,12 @@ def describe_regions(reading: PageReading) -> str:
     return "\n".join(lines)
 
 
-def merge_answer(local: PageReading, answer: dict[str, Any], model: str) -> PageReading:
-    """Apply the model's corrections to the local reading; regions it skipped keep what OCR read."""
+def merge_answer(
+    local: PageReading, answer: dict[str, Any], model: str, known: Sequence[Character] = ()
+) -> PageReading:
+    """Apply the model's corrections to the local reading; regions it skipped keep what OCR read. A speaker the
+    answer does not list but the book ``known`` does keeps what the book knows of it."""
+    book = {character.id: character for character in known}
     characters: dict[str, Character] = {}
     for item in answer.get("characters", []):
         if not isinstance(item, dict) or not str(item.get("name", "")).strip():
@@ -237,7 +244,7 @@ def merge_answer(local: PageReading, answer: dict[str, Any], model: str) -> Page
         speaker_name = item.get("speaker")
         speaker = character_id(str(speaker_name)) if speaker_name and kind in ("speech", "shout") else None
         if speaker is not None and speaker not in characters:
-            characters[speaker] = Character(id=speaker, name=str(speaker_name).strip())
+            characters[speaker] = book.get(speaker) or Character(id=speaker, name=str(speaker_name).strip())
         new_text = str(item.get("text", "")).strip() or region.text
         emotion = item.get("emotion") if item.get("emotion") in EMOTIONS else None
         translation = str(item.get("translation") or "").strip() or None
@@ -279,17 +286,23 @@ class PageRequest:
 
 
 def page_request(
-    image_rgb: npt.NDArray[np.uint8], local: PageReading, max_side_px: int, max_tokens: int
+    image_rgb: npt.NDArray[np.uint8],
+    local: PageReading,
+    max_side_px: int,
+    max_tokens: int,
+    known: Sequence[Character] = (),
 ) -> PageRequest:
-    """The page's request: the image plus the numbered OCR regions, a schema bounded by the page, and max_tokens
-    at the most that schema admits (``max_tokens`` stays the ceiling)."""
+    """The page's request: the image plus the numbered OCR regions (after the book's ``known`` characters, when
+    there are any), a schema bounded by the page, and max_tokens at the most that schema admits (``max_tokens``
+    stays the ceiling)."""
+    prompt = "\n".join(part for part in (describe_known(known), describe_regions(local)) if part)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {
             "role": "user",
             "content": [
                 {"type": "image_url", "image_url": {"url": encode_page(image_rgb, max_side_px)}},
-                {"type": "text", "text": describe_regions(local)},
+                {"type": "text", "text": prompt},
             ],
         },
     ]
@@ -298,10 +311,15 @@ def page_request(
 
 
 def refine_with_llm(
-    image_rgb: npt.NDArray[np.uint8], local: PageReading, client: OpenAIChatClient, max_side_px: int
+    image_rgb: npt.NDArray[np.uint8],
+    local: PageReading,
+    client: OpenAIChatClient,
+    max_side_px: int,
+    known: Sequence[Character] = (),
 ) -> PageReading:
-    """One request per page; the answer is JSON constrained by the page's schema."""
-    request = page_request(image_rgb, local, max_side_px, client.config.max_tokens)
+    """One request per page, shown the book's ``known`` characters; the answer is JSON constrained by the page's
+    schema."""
+    request = page_request(image_rgb, local, max_side_px, client.config.max_tokens, known)
     answer = client.chat_json(request.messages, request.schema, "page_reading", max_tokens=request.max_tokens)
     broken = answer_violations(answer, request.schema)
     if broken:  # merge_answer keeps only what fits; the user learns that the server does not enforce the schema
@@ -312,4 +330,4 @@ def refine_with_llm(
             "; ".join(broken[:3]),
             f"; {len(broken) - 3} more" if len(broken) > 3 else "",
         )
-    return merge_answer(local, answer, client.resolve_model())
+    return merge_answer(local, answer, client.resolve_model(), known)

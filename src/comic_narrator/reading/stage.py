@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -15,10 +16,11 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator import __version__
-from comic_narrator.artifacts import Book, BookReading, PageImage, PageReading
+from comic_narrator.artifacts import Book, BookReading, Character, PageImage, PageReading
 from comic_narrator.config import LlmConfig, VisionConfig
 from comic_narrator.errors import ComicNarratorError, InputError
 from comic_narrator.progress import SILENT, Progress
+from comic_narrator.reading.known_characters import CharacterLedger
 from comic_narrator.workdir import StageCache, text_sha256
 
 if TYPE_CHECKING:
@@ -122,31 +124,63 @@ def _read_locally(
 
 
 def refine_one_page(
-    page: PageImage, local: PageReading, client: OpenAIChatClient, model: str, llm: LlmConfig, work_dir: Path
+    page: PageImage,
+    local: PageReading,
+    client: OpenAIChatClient,
+    model: str,
+    llm: LlmConfig,
+    work_dir: Path,
+    known: Sequence[Character] = (),
 ) -> tuple[PageReading, bool]:
-    """One page's local reading refined by the LLM (cached per page); a page without text is left as it is."""
+    """One page's local reading refined by the LLM (cached per page), shown the book's ``known`` characters; a
+    page without text is left as it is."""
     from comic_narrator.reading.llm_reader import refine_with_llm
 
     if not local.texts:
         return local, True
     cache = StageCache(work_dir)
-    cached = cache.entry("readings", llm_reading_key(local, llm, model), name=f"{page_name(page)}.llm")
+    cached = cache.entry("readings", llm_reading_key(local, llm, model, known), name=f"{page_name(page)}.llm")
     stored = cache.load(cached, PageReading)
     if stored is not None:
         return stored, True
-    refined = refine_with_llm(load_page_rgb(work_dir, page), local, client, llm.max_image_side_px)
+    refined = refine_with_llm(load_page_rgb(work_dir, page), local, client, llm.max_image_side_px, known)
     cache.store(cached, refined)
     return refined, False
 
 
-def llm_reading_key(local: PageReading, llm: LlmConfig, model: str) -> str:
-    """What a page's LLM reading depends on: its local reading, the request (instructions, answer schema, image
-    size, token cap, thinking switch) and the model's name. Not the server's address: the same model behind
-    another endpoint gives the same reading."""
+def refine_in_book(
+    page: PageImage,
+    local: PageReading | None,
+    client: OpenAIChatClient,
+    model: str,
+    llm: LlmConfig,
+    work_dir: Path,
+    ledger: CharacterLedger,
+) -> tuple[PageReading | None, bool]:
+    """refine_one_page for one page of a book read concurrently: shown what ``ledger`` says the pages before it
+    named, and recorded there for the pages after it. ``local`` None (its local reading failed) names nobody."""
+    try:
+        if local is None:
+            ledger.record(page.index, None)
+            return None, True
+        known = ledger.shown_to(page.index) if local.texts else []
+        refined, cached = refine_one_page(page, local, client, model, llm, work_dir, known)
+    except BaseException:
+        ledger.abandon()
+        raise
+    ledger.record(page.index, refined)
+    return refined, cached
+
+
+def llm_reading_key(local: PageReading, llm: LlmConfig, model: str, known: Sequence[Character] = ()) -> str:
+    """What a page's LLM reading depends on: its local reading, the book's characters it is shown, the request
+    (instructions, answer schema, image size, token cap, thinking switch) and the model's name. Not the server's
+    address: the same model behind another endpoint gives the same reading."""
     from comic_narrator.reading.llm_reader import request_fingerprint
 
     request = request_fingerprint(llm.max_image_side_px, llm.max_tokens, llm.disable_thinking)
-    return text_sha256("llm-reading", __version__, local.model_dump_json(), request, model)[:20]
+    shown = json.dumps([character.model_dump() for character in known], sort_keys=True, ensure_ascii=False)
+    return text_sha256("llm-reading", __version__, local.model_dump_json(), shown, request, model)[:20]
 
 
 def page_name(page: PageImage) -> str:
@@ -164,9 +198,12 @@ def _refine_with_llm(
     model = client.resolve_model()  # fails fast, with what to start, when the server is down
     stage = progress.stage("read-llm", len(readings))
 
+    ledger = CharacterLedger([page.index for page in book.pages], llm.slots)
+
     def refine(pair: tuple[PageImage, PageReading]) -> PageReading:
         page, local = pair
-        refined, cached = refine_one_page(page, local, client, model, llm, work_dir)
+        refined, cached = refine_in_book(page, local, client, model, llm, work_dir, ledger)
+        assert refined is not None
         stage.advance(detail=f"page {page.index + 1}" + (" (cached)" if cached else ""))
         return refined
 
