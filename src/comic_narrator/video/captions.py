@@ -1,8 +1,9 @@
 """Burned-in subtitles (``--burn-subtitles``): a page's cues as frame ranges of its video, and drawing the cue
 on screen into each frame with the shipped font, at the bottom of the picture, outlined so it reads on any page.
 
-The cues are the subtitle files' own (timeline/subtitles.py), laid on the page's frames, so the burned text and
-the SRT say the same thing at the same time.
+The cues are made by the subtitle files' own rules (timeline/subtitles.py) from the page's reading, lines and
+timing as the page streams by, and laid on its frames, so the burned text and the SRT say the same thing at the
+same time; the one difference: a speaker's name that only another page's reading gives is in the SRT, not burned.
 """
 
 from __future__ import annotations
