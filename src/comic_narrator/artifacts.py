@@ -90,6 +90,11 @@ class TextRegion(Artifact):
         default=None,
         description="the lettering in English when the page is not (set by the LLM reader); the .en subtitles",
     )
+    speaker_xy: tuple[float, float] | None = Field(
+        default=None,
+        description="local reader: the point past the balloon's tail tip (page pixels), where its speaker's "
+        "figure probably is; the camera favours it",
+    )
 
 
 class Character(Artifact):
@@ -105,7 +110,7 @@ class Character(Artifact):
 class PageReading(Artifact):
     """What was read off one page: panels and texts, both in reading order (furniture last, top to bottom)."""
 
-    schema_version: int = 5
+    schema_version: int = 6
     page: int = Field(description="index of the PageImage")
     width: int
     height: int
@@ -125,7 +130,7 @@ class PageReading(Artifact):
 class BookReading(Artifact):
     """Exactly what ``comic-narrator read --json`` prints and ``--reading FILE`` accepts."""
 
-    schema_version: int = 5
+    schema_version: int = 6
     source: str
     lang: Literal["en", "ja"]
     pages: list[PageReading]

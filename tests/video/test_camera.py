@@ -220,3 +220,52 @@ def test_draft_keeps_the_aspect_at_a_fraction_of_the_pixels() -> None:
         assert draft.width_px * height_px == draft.height_px * width_px, aspect
         assert min(draft.width_px, draft.height_px) <= 480 and draft.width_px % 4 == 0 and draft.height_px % 4 == 0
         assert draft.fps == 12 and draft.crf > RenderConfig.crf and draft.preset == RenderConfig.preset
+
+
+def _with_speaker(x: float, y: float, panel: int = 0) -> BookReading:
+    from comic_narrator.artifacts import TextRegion
+
+    reading = _reading()
+    page = reading.pages[0]
+    line = TextRegion(bbox=(40, 40, 60, 30), kind="speech", text="Hi!", panel=panel, speaker_xy=(x, y))
+    return reading.model_copy(update={"pages": [page.model_copy(update={"texts": [line]})]})
+
+
+def _centre(rect: tuple[float, float, float, float]) -> tuple[float, float]:
+    return rect[0] + rect[2] / 2, rect[1] + rect[3] / 2
+
+
+@pytest.mark.parametrize(("x", "y"), [(30.0, 30.0), (470.0, 310.0), (470.0, 30.0), (30.0, 310.0)])
+def test_the_push_in_favours_the_speakers_figure_without_leaving_the_framed_view(x: float, y: float) -> None:
+    config = RenderConfig()
+    shot = plan_camera(_with_speaker(x, y), _timing(), config).shots[1]  # panel 0: (20, 20, 460, 300)
+    start, end = _centre(shot.rect_from), _centre(shot.rect_to)
+    # The view closes in towards the figure, in both directions ...
+    assert (end[0] - start[0]) * (x - start[0]) > 0 and (end[1] - start[1]) * (y - start[1]) > 0
+    # ... but only as far as keeps the pushed-in view inside the first one (the balloons framed stay framed).
+    fx, fy, fw, fh = shot.rect_from
+    ex, ey, ew, eh = shot.rect_to
+    assert fx - 1e-6 <= ex and fy - 1e-6 <= ey and ex + ew <= fx + fw + 1e-6 and ey + eh <= fy + fh + 1e-6
+
+
+def test_a_figure_outside_the_panel_is_not_favoured() -> None:
+    plain = plan_camera(_reading(), _timing(), RenderConfig()).shots[1]
+    outside = plan_camera(_with_speaker(400.0, 700.0), _timing(), RenderConfig()).shots[1]
+    assert outside.rect_to == plain.rect_to
+
+
+def test_the_reader_places_the_speakers_of_a_real_page() -> None:
+    """The bundled sample page: every balloon's point past its tail lies on the page, and the camera moves
+    towards the first one in its panel."""
+    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+    from comic_narrator.video.camera import speaker_figure
+    from tests.conftest import SAMPLE_PAGE
+    from tests.reading.conftest import read_bundled
+
+    with RapidOcrEngine() as ocr:
+        page = read_bundled(ocr, SAMPLE_PAGE)
+    spoken = [t for t in page.texts if t.kind in ("speech", "shout")]
+    assert spoken and all(t.speaker_xy is not None for t in spoken)
+    assert all(0 <= t.speaker_xy[0] <= page.width and 0 <= t.speaker_xy[1] <= page.height for t in spoken)  # type: ignore[index]
+    placed = [p for p in range(len(page.panels)) if speaker_figure(page, p) is not None]
+    assert placed

@@ -211,9 +211,11 @@ def _texts_in_order(
         kinds = [k if blocks[i].bubble is not None or k == "sound" else "caption" for i, k in enumerate(kinds)]
     speaking = [i for i in ordered if kinds[i] in ("speech", "shout")]
     signatures = {}
+    anchors: dict[int, tuple[float, float]] = {}
     for i in speaking:
         panel_box = panels[owners[i]] if owners[i] >= 0 else None
         anchor = speaker_anchor(blocks[i], panel_box)
+        anchors[i] = (round(anchor[0], 1), round(anchor[1], 1))
         bubble = blocks[i].bubble
         box = bubble.bbox if bubble is not None else blocks[i].bbox
         window = int(max(box[2], box[3]) * 1.2)
@@ -246,6 +248,7 @@ def _texts_in_order(
                 vertical=any(ln.vertical for ln in block.lines),
                 confidence=round(float(np.mean([ln.score for ln in block.lines])), 4),
                 speaker_signature=[round(v, 4) for v in signatures[i]] if i in signatures else None,
+                speaker_xy=anchors.get(i),
             )
         )
     return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from comic_narrator.artifacts import BookReading, CameraPlan, ReadingDirection, Shot, Timing
+from comic_narrator.artifacts import BookReading, CameraPlan, PageReading, ReadingDirection, Shot, Timing
 from comic_narrator.config import RenderConfig
 
 Rect = tuple[float, float, float, float]
@@ -88,21 +88,54 @@ Move = tuple[int, Rect, Rect]
 """Frames, and the view a Shot moves from and to."""
 
 
+def favour_drift(view: Rect, figure: tuple[float, float], zoom_amount: float) -> tuple[float, float]:
+    """The drift (a fraction of the view's size) that moves a push-in towards the speaker's figure: all the way to
+    it when the push-in allows, never further than keeps the pushed-in view inside the first one, so the panel's
+    balloons stay where they were framed and the camera never closes in on a balloon."""
+    x, y, w, h = view
+    limit = zoom_amount / 2
+    dx = (figure[0] - (x + w / 2)) / w if w > 0 else 0.0
+    dy = (figure[1] - (y + h / 2)) / h if h > 0 else 0.0
+    return (max(-limit, min(limit, dx)), max(-limit, min(limit, dy)))
+
+
 def _panel_moves(
-    focus: Rect, frames: int, fps: int, number: int, direction: ReadingDirection, config: RenderConfig
+    focus: Rect,
+    frames: int,
+    fps: int,
+    number: int,
+    direction: ReadingDirection,
+    config: RenderConfig,
+    figure: tuple[float, float] | None = None,
 ) -> list[Move]:
-    """A panel's shot: fitted with a slow push-in and a small alternating sideways drift, so consecutive panels do
-    not all move the same way; or, for a panel much wider than the frame, held whole and then panned across."""
+    """A panel's shot: fitted with a slow push-in, towards the speaker's figure where the reader placed one, else
+    with a small alternating sideways drift so consecutive panels do not all move the same way; or, for a panel
+    much wider than the frame, held whole and then panned across."""
     aspect = config.width_px / config.height_px
     view = fit_aspect(focus, aspect, PANEL_PAD)
     pan = pan_views(focus, aspect, direction) if frames >= PAN_MIN_S * fps else None
     if pan is None:
-        side = 1.0 if number % 2 else -1.0
-        drift = (side * config.zoom_amount / 4, 0.0)
+        if figure is not None:
+            drift = favour_drift(view, figure, config.zoom_amount)
+        else:
+            side = 1.0 if number % 2 else -1.0
+            drift = (side * config.zoom_amount / 4, 0.0)
         return [(frames, view, zoom_rect(view, 1.0 - config.zoom_amount, drift))]
     # Half the push-in stays inside the 5 % margin, so the panel is whole throughout the held part.
     whole = min(round(PAN_WHOLE_S * fps), frames // 3)
     return [(whole, view, zoom_rect(view, 1.0 - config.zoom_amount / 2)), (frames - whole, pan[0], pan[1])]
+
+
+def speaker_figure(page: PageReading, panel: int) -> tuple[float, float] | None:
+    """Where the first speaker of a panel probably stands (the reader's point past the balloon's tail), when it
+    lies inside the panel; None when the reader placed nobody there."""
+    px, py, pw, ph = page.panels[panel].bbox
+    for text in page.texts:
+        if text.panel == panel and text.kind in ("speech", "shout") and text.speaker_xy is not None:
+            fx, fy = text.speaker_xy
+            if px <= fx <= px + pw and py <= fy <= py + ph:
+                return (fx, fy)
+    return None
 
 
 def plan_camera(reading: BookReading, timing: Timing, config: RenderConfig) -> CameraPlan:
@@ -122,7 +155,8 @@ def plan_camera(reading: BookReading, timing: Timing, config: RenderConfig) -> C
         else:
             px, py, pw, ph = page.panels[timed.panel].bbox
             focus = (float(px), float(py), float(pw), float(ph))
-            moves = _panel_moves(focus, timed.frames, timing.fps, number, page.reading_direction, config)
+            figure = speaker_figure(page, timed.panel)
+            moves = _panel_moves(focus, timed.frames, timing.fps, number, page.reading_direction, config, figure)
         for frames, rect_from, rect_to in moves:
             shots.append(
                 Shot(
