@@ -82,3 +82,18 @@ def test_cached_once_and_shipped_model_kept_when_nothing_to_do(tmp_path: Path, m
     strided = tmp_path / "strided.onnx"
     onnx.save(_model(3, 1, stride=2), str(strided))
     assert cached_rewrite(strided, "t", "matmul-test", conv_integer_as_matmul) == strided
+
+
+def test_a_new_variant_deletes_the_forms_it_replaces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = tmp_path / "conv.onnx"
+    onnx.save(_model(3, 1), str(source))
+    old = cached_rewrite(source, "t", "matmul-v1", conv_integer_as_matmul)
+    other = tmp_path / "other.onnx"
+    onnx.save(_model(7, 3), str(other))
+    other_form = cached_rewrite(other, "t", "matmul-v1", conv_integer_as_matmul)
+    kept = cached_rewrite(source, "t", "conv-v1", conv_integer_as_matmul)
+    new = cached_rewrite(source, "t", "matmul-v2", conv_integer_as_matmul, replaces=("matmul-v1",))
+    assert new.is_file() and new != old
+    assert not old.exists()  # the form it replaces is gone
+    assert kept.is_file() and other_form.is_file()  # other variants and other models' forms are not touched

@@ -126,7 +126,8 @@ class KokoroEngine(BundledEngine):
             except RuntimeError as exc:
                 raise EngineError(str(exc)) from exc
             variant = f"matmul-v{REWRITE_VERSION}-norm-v{NORM_VERSION}"
-            fast = cached_rewrite(model, "kokoro", variant, _fast_form)
+            # "matmul-v1" is the form the previous engine version wrote: 90 MB nothing reads any more.
+            fast = cached_rewrite(model, "kokoro", variant, _fast_form, replaces=("matmul-v1",))
             self._session = cpu_session(fast, self._threads)
 
     def close(self) -> None:

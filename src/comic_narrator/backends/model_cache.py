@@ -18,10 +18,14 @@ def cache_folder() -> Path:
     return Path(root) / "comic-narrator" / "models"
 
 
-def cached_rewrite(source: Path, label: str, variant: str, rewrite: Callable[[Any], int]) -> Path:
+def cached_rewrite(
+    source: Path, label: str, variant: str, rewrite: Callable[[Any], int], replaces: tuple[str, ...] = ()
+) -> Path:
     """``source`` rewritten by ``rewrite`` (which changes an ``onnx.ModelProto`` in place and returns how many
     nodes it changed), saved once as ``<label>-<digest>-<variant>.onnx`` in the cache folder; ``source`` itself
-    when nothing was rewritten or anything fails (a rewrite only ever costs speed, never a voice)."""
+    when nothing was rewritten or anything fails (a rewrite only ever costs speed, never a voice). The forms of
+    the same source named in ``replaces`` (earlier variants nothing reads any more) are deleted when it is
+    written."""
     try:
         digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
         target = cache_folder() / f"{label}-{digest}-{variant}.onnx"
@@ -42,7 +46,18 @@ def cached_rewrite(source: Path, label: str, variant: str, rewrite: Callable[[An
             if os.path.exists(temp):
                 os.unlink(temp)
         log.info("wrote the %s form of %s to %s", variant, source.name, target)
+        _drop_older_forms([cache_folder() / f"{label}-{digest}-{old}.onnx" for old in replaces])
         return target
     except Exception as exc:  # any failure here only costs speed: run the shipped model as it is
         log.warning("using %s as shipped (its %s form could not be built: %s)", source.name, variant, exc)
         return source
+
+
+def _drop_older_forms(stale: list[Path]) -> None:
+    """Delete superseded forms: each is a whole model (Kokoro's about 90 MB). A process still running one keeps
+    its open file."""
+    for path in stale:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("could not remove the superseded model %s: %s", path, exc)
