@@ -115,3 +115,31 @@ def test_a_cast_file_still_pins_any_voice(voices: list[VoiceInfo], tmp_path: Pat
     cast = cast_characters(reading, voices, VoiceConfig(quality="natural", cast_file=cast_file), "en")
     members = {m.character: m.voice for m in cast.members}
     assert members["narrator"] == "en-joe" and members["Pepper"] == "en-joe-girl"
+
+
+def test_japanese_leads_get_recorded_speakers_and_kumo_is_not_the_narrator(voices: list[VoiceInfo]) -> None:
+    """Kokoro has one Japanese man: at natural a woman narrates so that he voices the first male lead."""
+    people = [
+        Character(id="hero", name="hero", gender="male", age="adult"),
+        Character(id="heroine", name="heroine", gender="female", age="young"),
+        Character(id="teacher", name="teacher", gender="female", age="adult"),
+    ]
+    reading = _reading(people, ["hero", "hero", "hero", "heroine", "heroine", "teacher"])
+    by_id = {v.id: v for v in voices}
+    cast = {
+        m.character: by_id[m.voice]
+        for m in cast_characters(reading, voices, VoiceConfig(quality="natural"), "ja").members
+    }
+    assert cast["narrator"].id == "ja-gongitsune"
+    assert cast["hero"].id == "ja-kumo"
+    for lead in ("heroine", "teacher"):
+        assert cast[lead].gender == "female" and cast[lead].tier == "natural" and cast[lead].derived_from is None
+    assert len({v.id for v in cast.values()}) == len(cast)
+    # A narrator pinned to kumo still works; the hero then gets a voice of his own gender from elsewhere.
+    pinned = {
+        m.character: by_id[m.voice]
+        for m in cast_characters(
+            reading, voices, VoiceConfig(quality="natural", narrator_voice="ja-kumo"), "ja"
+        ).members
+    }
+    assert pinned["narrator"].id == "ja-kumo" and pinned["hero"].gender == "male" and pinned["hero"].id != "ja-kumo"

@@ -75,7 +75,7 @@ def _japanese(
 
 JAPANESE_VOICES: tuple[KokoroVoiceSpec, ...] = (
     _japanese("ja-alpha", "female", "adult", "clear adult woman", "jf_alpha"),
-    _japanese("ja-gongitsune", "female", "young", "soft young woman", "jf_gongitsune"),
+    _japanese("ja-gongitsune", "female", "young", "soft young woman", "jf_gongitsune", narrator=True),
     _japanese("ja-nezumi", "female", "child", "small, bright girl", "jf_nezumi"),
     _japanese("ja-tebukuro", "female", "young", "gentle storyteller", "jf_tebukuro"),
     _japanese("ja-kumo", "male", "adult", "calm adult man", "jm_kumo", narrator=True),

@@ -20,9 +20,11 @@ PREFERRED_NARRATORS: dict[str, tuple[str, ...]] = {
     "en": ("en-joe",),
     "ja": ("ja-kumo", "ja-alpha", "ja-mei-narrator", "ja-mei"),
 }
-NATURAL_NARRATORS: dict[str, tuple[str, ...]] = {"en": ("en-michael",)}
-"""Tried first at ``--voice-quality natural``: a calm man (as joe is at ``fast``), leaving Kokoro's best-graded
-voices, all female, to the leads."""
+NATURAL_NARRATORS: dict[str, tuple[str, ...]] = {"en": ("en-michael",), "ja": ("ja-gongitsune",)}
+"""Tried first at ``--voice-quality natural``. English: a calm man (as joe is at ``fast``), leaving Kokoro's
+best-graded voices, all female, to the leads. Japanese: a soft woman (as Mei narrates at ``fast``), so Kokoro's
+only Japanese man, kumo, voices the first male lead instead of narrating; gongitsune is the Japanese woman
+furthest in timbre from the likeliest female leads (alpha 2.25, tebukuro 1.99; docs/voices.md)."""
 
 SERVER_ENGINES = frozenset({"fish", "openai"})
 Gender = Literal["male", "female", "unknown"]
