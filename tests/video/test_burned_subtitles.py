@@ -101,12 +101,13 @@ def test_the_balloon_of_the_line_being_spoken_glows_and_fades_in(runs: tuple[Pat
     red, green, blue = (added[:, channel].mean() for channel in range(3))
     assert red > blue + 20 and green > blue, "a warm glow"
     rows, cols = np.nonzero(changed)
-    # The glow surrounds a bright balloon: inside the outline's box the frames agree.
+    # The glow surrounds a bright balloon: inside the outline's box the frames agree, but for the encoder's
+    # noise where the two encodes differ around it (a few levels; a glow painted over it would be tens).
     inside = (
         slice((rows.min() + rows.max()) // 2 - 3, (rows.min() + rows.max()) // 2 + 3),
         slice((cols.min() + cols.max()) // 2 - 3, (cols.min() + cols.max()) // 2 + 3),
     )
-    assert np.abs(glowing[inside].astype(int) - plain[inside]).mean() < 3
+    assert np.abs(glowing[inside].astype(int) - plain[inside]).mean() < 6
     # Where it glows, yellow takes blue away: a third as much on the line's first frame (fading in).
     blue_drop = (plain[changed][:, 2].astype(int) - glowing[changed][:, 2]).mean()
     first_lit, first_unlit = _frame_at(lit, start_s), _frame_at(unlit, start_s)

@@ -2,7 +2,7 @@
 a width, rendered once into coverage masks (the glyphs and their dark outline), and blended into I420 frames.
 
 A fresh machine has no system fonts, so nothing here asks the system for one; the font covers Latin, kana and
-JIS level-1 kanji (assets/fonts/NOTICE.md).
+JIS level-1 and level-2 kanji (assets/fonts/NOTICE.md).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Makes ``NarratorSansJP-Bold.ttf``: Noto Sans JP Bold cut down to Latin, kana, JIS X 0208 symbols and JIS
-level-1 kanji, renamed as the SIL Open Font License asks of a modified font (section 3).
+level-1 and level-2 kanji, renamed as the SIL Open Font License asks of a modified font (section 3).
 
 Run from the repository root after ``pip install fonttools`` (it is not needed to run comic-narrator)::
 
@@ -36,9 +36,10 @@ JAPANESE_RANGES = (
     (0x30A0, 0x30FF),  # katakana
     (0xFF01, 0xFF9F),  # full-width forms and half-width katakana
 )
-JIS_ROWS = (*range(1, 9), *range(16, 48))
+JIS_ROWS = (*range(1, 9), *range(16, 85))
 """JIS X 0208 rows (ku): 1-8 symbols, digits, Latin, kana, Greek, Cyrillic, box drawing; 16-47 level-1 kanji
-(2,965 characters, the ones in everyday print)."""
+(2,965 characters, the ones in everyday print) and 48-84 level-2 kanji (3,390: names, rarer words, the 鬱 of
+manga lettering)."""
 
 
 def jis_characters() -> set[str]:
