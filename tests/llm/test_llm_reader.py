@@ -13,7 +13,8 @@ from comic_narrator.backends.openai_chat import OpenAIChatClient
 from comic_narrator.cli import main
 from comic_narrator.config import LlmConfig
 from comic_narrator.errors import ServerError
-from comic_narrator.reading.llm_reader import character_id, encode_page
+from comic_narrator.reading.llm_merge import character_id
+from comic_narrator.reading.llm_reader import encode_page
 from tests.conftest import SAMPLE_PAGE
 from tests.llm.chat_server import chat_server
 
@@ -206,7 +207,7 @@ def test_llm_character_attributes_reach_casting(tmp_path: Path) -> None:
 
 def test_translations_are_kept_and_english_echoed_back_is_not() -> None:
     from comic_narrator.artifacts import PageReading, Panel, TextRegion
-    from comic_narrator.reading.llm_reader import merge_answer
+    from comic_narrator.reading.llm_merge import merge_answer
 
     local = PageReading(
         page=0,

@@ -5,23 +5,26 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from comic_narrator.artifacts import Character, PageReading, SceneCue, SpokenKind, TextRegion
+from comic_narrator.artifacts import Character, PageReading
 from comic_narrator.backends.openai_chat import OpenAIChatClient
 from comic_narrator.reading.known_characters import describe_known
+from comic_narrator.reading.llm_merge import (
+    EMOTIONS,
+    KINDS,
+    MAX_SCENE_CUES,
+    SCENE_CUES,
+    merge_answer,
+)
 
 log = logging.getLogger("comic_narrator")
-
-KINDS = ["speech", "shout", "caption", "sound"]
-EMOTIONS = ["neutral", "excited", "angry", "sad", "scared", "whisper", "calm"]
 
 NAME_CHARS = 40
 """Longest character name or speaker the model may write."""
@@ -46,11 +49,6 @@ def text_bound(ocr_chars: int) -> int:
     """The longest corrected text the model may give for lettering OCR read as ``ocr_chars`` characters: half as
     much again plus a line, within [TEXT_FLOOR_CHARS, TEXT_CEILING_CHARS]."""
     return min(TEXT_CEILING_CHARS, max(TEXT_FLOOR_CHARS, ocr_chars * 3 // 2 + 40))
-
-
-SCENE_CUES: list[str] = list(get_args(SceneCue))
-MAX_SCENE_CUES = 2
-"""The page's setting for its sound bed, most evident first (an empty list when none is clear)."""
 
 
 def build_answer_schema(indices: list[int], longest_ocr_chars: int, every_region: bool = True) -> dict[str, Any]:
@@ -177,12 +175,6 @@ SYSTEM_PROMPT = (
 )
 
 
-def character_id(name: str) -> str:
-    """A stable id from a character's name ('Carrot the cat' -> 'carrot-the-cat'); keeps CJK letters."""
-    slug = re.sub(r"[^\w]+", "-", name.strip().casefold()).strip("-_")
-    return slug or "unknown"
-
-
 def encode_page(image_rgb: npt.NDArray[np.uint8], max_side_px: int) -> str:
     """The page as a JPEG data URL, downscaled so its long side is at most ``max_side_px``."""
     height, width = image_rgb.shape[:2]
@@ -210,52 +202,6 @@ def describe_regions(reading: PageReading) -> str:
     if not reading.texts:
         lines.append("(none found)")
     return "\n".join(lines)
-
-
-def merge_answer(
-    local: PageReading, answer: dict[str, Any], model: str, known: Sequence[Character] = ()
-) -> PageReading:
-    """Apply the model's corrections to the local reading; regions it skipped keep what OCR read. A speaker the
-    answer does not list but the book ``known`` does keeps what the book knows of it."""
-    book = {character.id: character for character in known}
-    characters: dict[str, Character] = {}
-    for item in answer.get("characters", []):
-        if not isinstance(item, dict) or not str(item.get("name", "")).strip():
-            continue
-        cid = character_id(str(item["name"]))
-        characters[cid] = Character(
-            id=cid,
-            name=str(item["name"]).strip(),
-            gender=item.get("gender") if item.get("gender") in ("male", "female") else "unknown",
-            age=item.get("age") if item.get("age") in ("child", "young", "adult", "old") else "unknown",
-            nature=item.get("nature") if item.get("nature") in ("human", "creature", "machine") else "unknown",
-        )
-    updates: dict[int, dict[str, Any]] = {}
-    for item in answer.get("texts", []):
-        if isinstance(item, dict) and isinstance(item.get("index"), int) and 0 <= item["index"] < len(local.texts):
-            updates[item["index"]] = item
-    texts: list[TextRegion] = []
-    for index, region in enumerate(local.texts):
-        item = updates.get(index)
-        if item is None or region.kind == "furniture":
-            texts.append(region)  # furniture stays furniture: the model is asked about story lettering only
-            continue
-        kind: SpokenKind = item["kind"] if item.get("kind") in KINDS else region.kind
-        speaker_name = item.get("speaker")
-        speaker = character_id(str(speaker_name)) if speaker_name and kind in ("speech", "shout") else None
-        if speaker is not None and speaker not in characters:
-            characters[speaker] = book.get(speaker) or Character(id=speaker, name=str(speaker_name).strip())
-        new_text = str(item.get("text", "")).strip() or region.text
-        emotion = item.get("emotion") if item.get("emotion") in EMOTIONS else None
-        translation = str(item.get("translation") or "").strip() or None
-        if translation is not None and translation.casefold() == new_text.casefold():
-            translation = None  # English lettering echoed back: nothing to translate
-        update = {"text": new_text, "kind": kind, "speaker": speaker, "emotion": emotion, "translation": translation}
-        texts.append(region.model_copy(update=update))
-    scene = [cue for cue in dict.fromkeys(answer.get("scene") or []) if cue in SCENE_CUES][:MAX_SCENE_CUES]
-    return local.model_copy(
-        update={"texts": texts, "characters": list(characters.values()), "scene": scene, "vision": f"llm:{model}"}
-    )
 
 
 def request_fingerprint(max_side_px: int, max_tokens: int, disable_thinking: bool) -> str:
