@@ -52,6 +52,9 @@ class VisionConfig:
     as well or better."""
 
 
+Granularity = Literal["page", "panel"]
+
+
 @dataclass(frozen=True)
 class LlmConfig:
     base_url: str = "http://127.0.0.1:8000/v1"
@@ -71,6 +74,9 @@ class LlmConfig:
     """Cap on the structured answer per page."""
     disable_thinking: bool = True
     """Send chat_template_kwargs enable_thinking=false: reasoning models otherwise return empty content."""
+    granularity: Granularity = "page"
+    """What one request shows: the whole page, or one panel's crop and its lettering (more, smaller requests, for
+    models with small image budgets). Enters the LLM reading's cache key."""
 
     @property
     def base_urls(self) -> tuple[str, ...]:

@@ -121,6 +121,13 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--llm-model", help="model name (default: the first one the server lists)")
     parser.add_argument(
+        "--llm-granularity",
+        choices=["page", "panel"],
+        default=LlmConfig.granularity,
+        help="what one LLM request shows: the whole page, or one panel's crop and its lettering (more, smaller "
+        "requests, for models with small image budgets)",
+    )
+    parser.add_argument(
         "--work-dir",
         type=Path,
         help="where artifacts are kept (default: OUTPUT.work/ when narrating; the user cache folder for read/inspect)",
@@ -281,7 +288,7 @@ def _ingest_config(args: argparse.Namespace) -> IngestConfig:
 
 
 def _llm_config(args: argparse.Namespace) -> LlmConfig:
-    return LlmConfig(base_url=args.llm_url, model=args.llm_model)
+    return LlmConfig(base_url=args.llm_url, model=args.llm_model, granularity=args.llm_granularity)
 
 
 def _vision_config(args: argparse.Namespace) -> VisionConfig:

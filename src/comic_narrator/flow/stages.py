@@ -88,7 +88,7 @@ STAGES: tuple[Stage, ...] = (
         (
             "the page's local reading",
             "the book's characters it is shown",
-            "the LLM request (instructions, answer schema, image size, token cap, thinking switch)",
+            "the LLM request (instructions, answer schema, image size, token cap, thinking switch, page or panels)",
             "the model's name (not the server's address)",
         ),
         ("readings/page-*.llm.*.json",),

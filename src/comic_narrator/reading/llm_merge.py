@@ -34,12 +34,15 @@ def character_id(name: str) -> str:
     return slug or "unknown"
 
 
-def _listed_characters(answer: dict[str, Any]) -> dict[str, Character]:
+def listed_characters(answer: dict[str, Any]) -> dict[str, Character]:
+    """The characters an answer lists, by id (the first of two names with one id)."""
     characters: dict[str, Character] = {}
     for item in answer.get("characters", []):
         if not isinstance(item, dict) or not str(item.get("name", "")).strip():
             continue
         cid = character_id(str(item["name"]))
+        if cid in characters:
+            continue
         characters[cid] = Character(
             id=cid,
             name=str(item["name"]).strip(),
@@ -110,7 +113,7 @@ def merge_answer(
     if distrust:
         _warn(local, checked.rejected, "the LLM's answer is set aside (" + "; ".join(distrust) + ")")
         return local.model_copy(update={"vision": f"llm:{model}"})
-    listed = _listed_characters(answer)
+    listed = listed_characters(answer)
     characters = dict(listed)
     rejected = list(checked.rejected)
     texts: list[TextRegion] = []

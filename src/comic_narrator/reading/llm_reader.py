@@ -15,14 +15,17 @@ import numpy.typing as npt
 
 from comic_narrator.artifacts import Character, PageReading
 from comic_narrator.backends.openai_chat import OpenAIChatClient
+from comic_narrator.config import Granularity
 from comic_narrator.reading.known_characters import describe_known
 from comic_narrator.reading.llm_merge import (
     EMOTIONS,
     KINDS,
     MAX_SCENE_CUES,
     SCENE_CUES,
+    listed_characters,
     merge_answer,
 )
+from comic_narrator.reading.llm_views import View, joined_answers, panel_views, whole_page
 
 log = logging.getLogger("comic_narrator")
 
@@ -104,10 +107,11 @@ ANSWER_SCHEMA: dict[str, Any] = build_answer_schema(list(range(64)), TEXT_CEILIN
 """The schema at its widest (up to 64 regions, the longest texts); each page is asked with its own."""
 
 
-def answer_schema(reading: PageReading) -> dict[str, Any]:
-    """The schema one page is asked with: its story regions' indices and its longest OCR text."""
-    story = [(index, text) for index, text in enumerate(reading.texts) if text.kind != "furniture"]
-    return build_answer_schema([index for index, _ in story], max((len(text.text) for _, text in story), default=0))
+def answer_schema(reading: PageReading, view: View | None = None) -> dict[str, Any]:
+    """The schema one page (or one ``view`` of it) is asked with: its story regions' indices and their longest
+    OCR text."""
+    indices = (view or whole_page(reading)).indices
+    return build_answer_schema(indices, max((len(reading.texts[index].text) for index in indices), default=0))
 
 
 def answer_char_bound(schema: dict[str, Any]) -> int:
@@ -188,18 +192,28 @@ def encode_page(image_rgb: npt.NDArray[np.uint8], max_side_px: int) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def describe_regions(reading: PageReading) -> str:
+def describe_regions(reading: PageReading, view: View | None = None) -> str:
+    """The numbered story regions the model answers for: all of the page's, or those of ``view`` (a panel's crop),
+    positioned as a share of what the image shows."""
+    view = view or whole_page(reading)
+    x0, y0, width, height = view.box
+    if view.panel is None:
+        shows = "the page"
+    elif view.panel == 0:
+        shows = "the part of the page outside its panels"
+    else:
+        shows = f"panel {view.panel} of {len(reading.panels)} of the page"
     lines = [
-        f"Reading direction: {reading.reading_direction}. Panels in reading order: {len(reading.panels)}.",
-        "Text regions (index, panel, position as % of the page, kind guessed from the lettering, OCR text):",
+        f"Reading direction: {reading.reading_direction}. Panels in reading order: {len(reading.panels)}."
+        + ("" if view.panel is None else f" The image is {shows}."),
+        f"Text regions (index, panel, position as % of {shows}, kind guessed from the lettering, OCR text):",
     ]
-    for index, text in enumerate(reading.texts):
-        if text.kind == "furniture":
-            continue  # page numbers, notices, a credits page's names: not worth the model's tokens
+    for index in view.indices:
+        text = reading.texts[index]
         x, y, w, h = text.bbox
-        cx, cy = 100 * (x + w / 2) / reading.width, 100 * (y + h / 2) / reading.height
+        cx, cy = 100 * (x + w / 2 - x0) / width, 100 * (y + h / 2 - y0) / height
         lines.append(f"[{index}] panel {text.panel + 1}, at ({cx:.0f}%, {cy:.0f}%), {text.kind}: {text.text!r}")
-    if not reading.texts:
+    if not view.indices:
         lines.append("(none found)")
     return "\n".join(lines)
 
@@ -237,22 +251,26 @@ def page_request(
     max_side_px: int,
     max_tokens: int,
     known: Sequence[Character] = (),
+    view: View | None = None,
 ) -> PageRequest:
-    """The page's request: the image plus the numbered OCR regions (after the book's ``known`` characters, when
-    there are any), a schema bounded by the page, and max_tokens at the most that schema admits (``max_tokens``
-    stays the ceiling)."""
-    prompt = "\n".join(part for part in (describe_known(known), describe_regions(local)) if part)
+    """The page's request (or its ``view``'s: a panel's crop and its regions): the image plus the numbered OCR
+    regions (after the book's ``known`` characters, when there are any), a schema bounded by those regions, and
+    max_tokens at the most that schema admits (``max_tokens`` stays the ceiling)."""
+    view = view or whole_page(local)
+    x, y, w, h = view.box
+    image = image_rgb[y : y + h, x : x + w]
+    prompt = "\n".join(part for part in (describe_known(known), describe_regions(local, view)) if part)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {
             "role": "user",
             "content": [
-                {"type": "image_url", "image_url": {"url": encode_page(image_rgb, max_side_px)}},
+                {"type": "image_url", "image_url": {"url": encode_page(image, max_side_px)}},
                 {"type": "text", "text": prompt},
             ],
         },
     ]
-    schema = answer_schema(local)
+    schema = answer_schema(local, view)
     return PageRequest(messages, schema, min(max_tokens, answer_char_bound(schema)))
 
 
@@ -262,18 +280,27 @@ def refine_with_llm(
     client: OpenAIChatClient,
     max_side_px: int,
     known: Sequence[Character] = (),
+    granularity: Granularity = "page",
 ) -> PageReading:
-    """One request per page, shown the book's ``known`` characters; the answer is JSON constrained by the page's
-    schema."""
-    request = page_request(image_rgb, local, max_side_px, client.config.max_tokens, known)
-    answer = client.chat_json(request.messages, request.schema, "page_reading", max_tokens=request.max_tokens)
-    broken = answer_violations(answer, request.schema)
-    if broken:  # merge_answer keeps only what fits; the user learns that the server does not enforce the schema
-        log.warning(
-            "page %d: the LLM's answer breaks the JSON schema it was asked with (%s%s); does the server enforce "
-            "response_format json_schema?",
-            local.page + 1,
-            "; ".join(broken[:3]),
-            f"; {len(broken) - 3} more" if len(broken) > 3 else "",
-        )
-    return merge_answer(local, answer, client.resolve_model(), known)
+    """The page read by the model, shown the book's ``known`` characters: in one request (``page``), or one per
+    panel with its crop and regions (``panel``: for models with small image budgets), the panels in reading order,
+    each also shown the characters the page's earlier panels named; the answers are merged as one."""
+    views = [whole_page(local)] if granularity == "page" else panel_views(local)
+    answers: list[dict[str, Any]] = []
+    shown = list(known)
+    for view in views:
+        request = page_request(image_rgb, local, max_side_px, client.config.max_tokens, shown, view)
+        answer = client.chat_json(request.messages, request.schema, "page_reading", max_tokens=request.max_tokens)
+        broken = answer_violations(answer, request.schema)
+        if broken:  # merge_answer keeps only what fits; the user learns that the server does not enforce the schema
+            log.warning(
+                "page %d: the LLM's answer breaks the JSON schema it was asked with (%s%s); does the server "
+                "enforce response_format json_schema?",
+                local.page + 1,
+                "; ".join(broken[:3]),
+                f"; {len(broken) - 3} more" if len(broken) > 3 else "",
+            )
+        answers.append(answer)
+        named = {character.id for character in shown}
+        shown += [c for c in listed_characters(answer).values() if c.id not in named]
+    return merge_answer(local, joined_answers(answers), client.resolve_model(), known)

@@ -143,7 +143,8 @@ def refine_one_page(
     stored = cache.load(cached, PageReading)
     if stored is not None:
         return stored, True
-    refined = refine_with_llm(load_page_rgb(work_dir, page), local, client, llm.max_image_side_px, known)
+    image = load_page_rgb(work_dir, page)
+    refined = refine_with_llm(image, local, client, llm.max_image_side_px, known, llm.granularity)
     cache.store(cached, refined)
     return refined, False
 
@@ -174,13 +175,14 @@ def refine_in_book(
 
 def llm_reading_key(local: PageReading, llm: LlmConfig, model: str, known: Sequence[Character] = ()) -> str:
     """What a page's LLM reading depends on: its local reading, the book's characters it is shown, the request
-    (instructions, answer schema, image size, token cap, thinking switch) and the model's name. Not the server's
-    address: the same model behind another endpoint gives the same reading."""
+    (instructions, answer schema, image size, token cap, thinking switch), page or panel requests and the model's
+    name. Not the server's address: the same model behind another endpoint gives the same reading."""
     from comic_narrator.reading.llm_reader import request_fingerprint
 
     request = request_fingerprint(llm.max_image_side_px, llm.max_tokens, llm.disable_thinking)
     shown = json.dumps([character.model_dump() for character in known], sort_keys=True, ensure_ascii=False)
-    return text_sha256("llm-reading", __version__, local.model_dump_json(), shown, request, model)[:20]
+    parts = (local.model_dump_json(), shown, request, llm.granularity, model)
+    return text_sha256("llm-reading", __version__, *parts)[:20]
 
 
 def page_name(page: PageImage) -> str:

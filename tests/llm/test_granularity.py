@@ -1,0 +1,87 @@
+"""``--llm-granularity page|panel``: one request with the page, or one per panel with its crop and its regions,
+merged into the page's reading. Real: the CLI, the local reader on the sample page, the HTTP client, the cache
+and the loopback chat server (tests/llm/chat_server.py), which decodes each request's image and records its
+size."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from comic_narrator.artifacts import PageReading
+from comic_narrator.cli import main
+from comic_narrator.reading.llm_views import joined_answers, panel_views
+from tests.conftest import SAMPLE_PAGE
+from tests.llm.chat_server import REGION, chat_server
+
+
+def _read(work: Path, url: str, capsys: pytest.CaptureFixture[str], *more: str) -> dict[str, Any]:
+    argv = ["read", str(SAMPLE_PAGE), "--json", "--vision", "llm", "--llm-url", url, "--work-dir", str(work)]
+    assert main([*argv, *more]) == 0
+    return dict(json.loads(capsys.readouterr().out)["pages"][0])
+
+
+def _local(work: Path, capsys: pytest.CaptureFixture[str]) -> PageReading:
+    assert main(["read", str(SAMPLE_PAGE), "--json", "--work-dir", str(work)]) == 0
+    return PageReading.model_validate(json.loads(capsys.readouterr().out)["pages"][0])
+
+
+def test_page_and_panel_requests_carry_the_page_and_each_panels_crop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "w"
+    local = _local(work, capsys)
+    views = panel_views(local)
+    assert len(views) >= 3, "the sample page's lettering sits in several panels"
+    with chat_server() as (url, state):
+        page = _read(work, url, capsys)
+        assert state.image_sizes == [(local.width, local.height)]
+        panels = _read(work, url, capsys, "--llm-granularity", "panel")
+        # One request per panel with lettering, each carrying that panel's crop (under the 1536 px cap, as sent).
+        crops = state.image_sizes[1:]
+        assert crops == [(view.box[2], view.box[3]) for view in views]
+        assert all(w * h < local.width * local.height / 2 for w, h in crops)
+        # Each request lists exactly its panel's regions, positioned within the crop.
+        for request, view in zip(state.requests[1:], views, strict=True):
+            prompt = request["messages"][1]["content"][1]["text"]
+            assert [int(m.group(1)) for m in REGION.finditer(prompt)] == view.indices
+            assert request["response_format"]["json_schema"]["schema"]["properties"]["texts"]["minItems"] == len(
+                view.indices
+            )
+        asked = len(state.requests)
+        # Each granularity has its own cache entry: both are answered from the cache now.
+        assert _read(work, url, capsys) == page
+        assert _read(work, url, capsys, "--llm-granularity", "panel") == panels
+        assert len(state.requests) == asked
+    # The panels' answers merged into one reading: every story region answered, both characters named.
+    story = [t for t in panels["texts"] if t["kind"] != "furniture"]
+    assert len(panels["texts"]) == len(local.texts)
+    assert [t["text"] for t in story] == [t.text.capitalize() for t in local.texts if t.kind != "furniture"]
+    assert all(t["speaker"] for t in story if t["kind"] in ("speech", "shout"))
+    assert {c["id"] for c in panels["characters"]} <= {"pepper", "carrot"} and panels["vision"] == "llm:test-vlm"
+
+
+def test_later_panels_are_shown_the_characters_earlier_panels_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Panels of a page are asked in reading order, each shown the names the page's earlier panels gave, so a
+    model that renames characters per request (the server's "drift" mode) keeps one name within the page."""
+    with chat_server("drift") as (url, state):
+        panels = _read(tmp_path / "w", url, capsys, "--llm-granularity", "panel")
+    prompts = [r["messages"][1]["content"][1]["text"] for r in state.requests]
+    assert "Characters already named" not in prompts[0]
+    assert all("Characters already named" in prompt for prompt in prompts[1:])
+    speakers = {t["speaker"] for t in panels["texts"] if t["speaker"]}
+    assert len(speakers) <= 2, speakers
+
+
+def test_joined_answers_keep_every_region_and_vote_on_the_setting() -> None:
+    first = {"characters": [{"name": "Ann"}], "texts": [{"index": 0}], "scene": ["forest", "wind"]}
+    second = {"characters": [{"name": "ann"}, {"name": "Bob"}], "texts": [{"index": 3}], "scene": ["wind"]}
+    joined = joined_answers([first, second])
+    assert [c["name"] for c in joined["characters"]] == ["Ann", "Bob"]
+    assert [t["index"] for t in joined["texts"]] == [0, 3]
+    assert joined["scene"] == ["wind", "forest"]
