@@ -17,7 +17,12 @@ from comic_narrator.artifacts import Character, PageReading, Panel, TextRegion
 from comic_narrator.backends.openai_chat import OpenAIChatClient
 from comic_narrator.cli import main
 from comic_narrator.config import LlmConfig
-from comic_narrator.reading.known_characters import CharacterLedger, ReadingAbandoned, known_characters
+from comic_narrator.reading.known_characters import (
+    FIRST_NAMES_PAGES,
+    CharacterLedger,
+    ReadingAbandoned,
+    known_characters,
+)
 from comic_narrator.reading.llm_reader import page_request
 from tests.conftest import SAMPLE_PAGE
 from tests.llm.chat_server import chat_server
@@ -74,6 +79,21 @@ def test_each_page_is_shown_the_same_characters_whatever_order_pages_finish_in()
         ["Ann", "Bob"],
         ["Ann", "Bob", "Cy"],
     ]
+
+
+def test_a_book_that_names_nobody_is_searched_for_names_only_in_its_first_pages() -> None:
+    """Past FIRST_NAMES_PAGES a page no longer waits for the pages beside it: it is shown pages 1..N-lag only."""
+    ledger = CharacterLedger(list(range(12)), lag_pages=3)
+    for page in range(FIRST_NAMES_PAGES):
+        ledger.record(page, _reading(page))
+    assert ledger.shown_to(FIRST_NAMES_PAGES + 2) == []  # would wait forever for pages 9-10 otherwise
+    ready = threading.Event()
+    waiting = threading.Thread(target=lambda: (ledger.shown_to(FIRST_NAMES_PAGES + 3), ready.set()))
+    waiting.start()
+    assert not ready.wait(0.3), "page 12 waits for page 9 (within its lag)"
+    ledger.record(FIRST_NAMES_PAGES, _reading(FIRST_NAMES_PAGES))
+    assert ready.wait(5)
+    waiting.join()
 
 
 def test_a_failed_page_releases_the_pages_waiting_on_it() -> None:

@@ -10,6 +10,9 @@ from collections.abc import Sequence
 
 from comic_narrator.artifacts import Character, PageReading
 
+FIRST_NAMES_PAGES = 8
+"""Book pages searched one after another for the first page that names somebody; a book that names nobody in
+them is read with every slot at once from then on."""
 MAX_KNOWN_CHARACTERS = 16
 """Most characters shown with a page: those who speak most in the pages before it (ties: who came first)."""
 
@@ -53,9 +56,10 @@ class ReadingAbandoned(RuntimeError):
 class CharacterLedger:
     """What each page of a book is shown, for pages read concurrently. Page N (in book order) is shown the
     characters of pages 1..N-``lag_pages``, and of the pages after those up to the first one that named anybody
-    when none of those did: a book's first speaking page is read before the pages after it, so every page after it
-    starts from its names; past it, up to ``lag_pages`` pages are read at once (the LLM's slots). A page waits only
-    for the pages it is shown; what it is shown depends on those pages' readings alone, never on timing."""
+    when none of those did (within the book's first FIRST_NAMES_PAGES): a book's first speaking page is read
+    before the pages after it, so every page after it starts from its names; past it, up to ``lag_pages`` pages
+    are read at once (the LLM's slots). A page waits only for the pages it is shown; what it is shown depends on
+    those pages' readings alone, never on timing."""
 
     def __init__(self, pages_in_order: Sequence[int], lag_pages: int) -> None:
         self.lag_pages = max(1, lag_pages)
@@ -84,7 +88,8 @@ class CharacterLedger:
         position = self._position[page]
         before: list[PageReading] = []
         for earlier in range(position):
-            if earlier > position - self.lag_pages and any(reading.characters for reading in before):
+            named = any(reading.characters for reading in before)
+            if earlier > position - self.lag_pages and (named or earlier >= FIRST_NAMES_PAGES):
                 break
             with self._changed:
                 self._changed.wait_for(functools.partial(self._settled, earlier))
