@@ -89,9 +89,8 @@ def test_no_inset_on_golden_age_and_newspaper_pages(archive: str, count: int) ->
     assert [_insets_of(image) for image in images] == [[]] * count
 
 
-def _splash_with_frames(margin: int) -> npt.NDArray[np.uint8]:
-    """A 900x1200 page: paper, a framed splash filled with hatching, a 300x260 inset frame over it (with a
-    paper margin of ``margin`` px around its ink) and a small framed sign."""
+def _splash() -> npt.NDArray[np.uint8]:
+    """A 900x1200 page: paper and a framed 800x1100 splash (at 50, 50) filled with hatching."""
     rng = np.random.default_rng(3)
     page = np.full((1200, 900, 3), 235, np.uint8)
     art = rng.integers(90, 200, size=(1100, 800), dtype=np.uint8)
@@ -100,21 +99,54 @@ def _splash_with_frames(margin: int) -> npt.NDArray[np.uint8]:
         cv2.line(art, (k, 0), (k + 300, 1100), 40, 2)
     page[50:1150, 50:850] = np.stack([art] * 3, axis=-1)
     cv2.rectangle(page, (50, 50), (849, 1149), (10, 10, 10), 4)
+    return page
+
+
+def _draw_inset(page: npt.NDArray[np.uint8], x0: int, y0: int, x1: int, y1: int) -> None:
+    page[y0:y1, x0:x1] = 170
+    cv2.rectangle(page, (x0, y0), (x1, y1), (10, 10, 10), 4)
+
+
+def _near(found: BBox, x0: int, y0: int, x1: int, y1: int) -> bool:
+    x, y, w, h = found
+    return abs(x - x0) <= 8 and abs(y - y0) <= 8 and abs(w - (x1 - x0)) <= 12 and abs(h - (y1 - y0)) <= 12
+
+
+def _splash_with_frames(margin: int) -> npt.NDArray[np.uint8]:
+    """The splash with a 360x340 inset frame over it (with a paper margin of ``margin`` px around its ink) and a
+    small framed sign."""
+    page = _splash()
     x0, y0, x1, y1 = 420, 700, 780, 1040
     if margin:
         cv2.rectangle(page, (x0 - margin, y0 - margin), (x1 + margin, y1 + margin), (235, 235, 235), -1)
-    page[y0:y1, x0:x1] = np.stack([np.full((y1 - y0, x1 - x0), 170, np.uint8)] * 3, axis=-1)
-    cv2.rectangle(page, (x0, y0), (x1, y1), (10, 10, 10), 4)
+    _draw_inset(page, x0, y0, x1, y1)
     cv2.rectangle(page, (120, 120), (200, 170), (10, 10, 10), 3)  # a sign in the art: too small for a panel
     return page
 
 
 @pytest.mark.parametrize("margin", [0, 6])
 def test_drawn_inset_is_found_and_the_small_sign_is_not(margin: int) -> None:
-    insets = _insets_of(_splash_with_frames(margin))
-    assert len(insets) == 1
-    x, y, w, h = insets[0]
-    assert abs(x - 420) <= 8 and abs(y - 700) <= 8 and abs(w - 360) <= 12 and abs(h - 340) <= 12
+    (inset,) = _insets_of(_splash_with_frames(margin))
+    assert _near(inset, 420, 700, 780, 1040), inset
+
+
+def test_an_inset_in_the_splash_corner_shares_two_of_its_frame_lines() -> None:
+    # Its top and left sides are the splash's own frame: only the right and bottom are lines of its own.
+    page = _splash()
+    _draw_inset(page, 50, 50, 400, 380)
+    (inset,) = _insets_of(page)
+    assert _near(inset, 50, 50, 400, 380), inset
+
+
+def test_an_inset_drawn_over_the_corner_of_another_is_found_and_so_is_the_other() -> None:
+    # The second frame hides the first one's bottom-right corner: the first's right and bottom sides are drawn
+    # only where the second does not cover them.
+    page = _splash()
+    _draw_inset(page, 200, 600, 520, 900)
+    _draw_inset(page, 440, 820, 780, 1080)
+    insets = _insets_of(page)
+    assert len(insets) == 2
+    assert any(_near(i, 200, 600, 520, 900) for i in insets) and any(_near(i, 440, 820, 780, 1080) for i in insets)
 
 
 def test_a_frame_full_of_lettering_is_a_caption_box_not_an_inset() -> None:
