@@ -11,7 +11,7 @@ from comic_narrator.artifacts import BBox
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.reading.bubbles import TextLine
 from comic_narrator.reading.geometry import intersection_px2
-from comic_narrator.reading.mute_balloons import is_mark_only, mute_balloons
+from comic_narrator.reading.mute_balloons import MuteBalloonParams, is_mark_only, mute_balloons
 from tests.reading.conftest import DATA, load_rgb, read_bundled
 
 
@@ -102,3 +102,15 @@ def test_recognising_crops_leaves_page_detection_on(ocr: RapidOcrEngine) -> None
     assert before > 0
     ocr.recognize_crops([np.full((48, 48, 3), 255, np.uint8)])
     assert len(ocr.recognize(page, "en")) == before
+
+
+def test_at_most_max_crops_balloons_are_recognised_per_page() -> None:
+    """Eight "!" balloons in the panel: the recogniser is asked about the first six (one batch), no more."""
+    page = _page(None, outline=False)
+    for k in range(8):
+        cx, cy = 90 + 100 * (k % 4), 120 + 150 * (k // 4)
+        cv2.ellipse(page, (cx, cy), (34, 30), 0, 0, 360, (0, 0, 0), 2)
+        cv2.putText(page, "!", (cx - 10, cy + 14), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 0, 0), 3)
+    recognizer = _Credulous()
+    assert _find(page, recognizer) == ["!"] * MuteBalloonParams().max_crops == ["!"] * 6
+    assert recognizer.crops == 6
