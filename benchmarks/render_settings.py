@@ -44,6 +44,8 @@ VARIANTS: dict[str, RenderConfig] = {
     "with-partitions": replace(DEFAULT, x264_params=DEFAULT.x264_params.replace(":partitions=none", "")),
     "crf23": replace(DEFAULT, crf=23),
     "held-camera": DEFAULT,
+    "no-mbtree": replace(DEFAULT, x264_params=DEFAULT.x264_params + ":mbtree=0:rc-lookahead=0"),
+    "no-aq": replace(DEFAULT, x264_params=DEFAULT.x264_params + ":aq-mode=0"),
 }
 HELD = {"held-camera"}
 """Variants whose panel shots hold still (rect_to = rect_from; glides between panels kept): what a camera hold
