@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -38,16 +38,6 @@ log = logging.getLogger("comic_narrator")
 MODEL_ID = "comic-narrator-voices"
 MAX_INPUT_CHARS = 4096
 _DESCRIPTION = "The project's own voices behind the OpenAI-compatible speech API, on the CPU or a GPU."
-
-
-@dataclass(frozen=True)
-class Memory:
-    """What the tenant holds: its process's GPU memory as NVML counts it (0 without a GPU)."""
-
-    pid: int
-    backend: str
-    allocated_bytes: int
-    reserved_bytes: int
 
 
 class VoiceService:
@@ -88,8 +78,10 @@ class VoiceService:
         sf.write(buffer, np.clip(speech.samples, -1.0, 1.0), speech.sample_rate_hz, subtype="PCM_16", format="WAV")
         return buffer.getvalue()
 
-    def memory(self) -> Memory:
-        return Memory(os.getpid(), f"onnxruntime-{self.device}", *([_gpu_bytes_of_this_process()] * 2))
+    def memory(self) -> release.TenantMemory:
+        """Its process's GPU memory as NVML counts it (0 without a GPU), allocated and reserved alike."""
+        held = _gpu_bytes_of_this_process()
+        return release.TenantMemory(os.getpid(), f"onnxruntime-{self.device}", held, held)
 
     def release(self) -> release.ReleaseReport:
         """Close every session once no line is being voiced: onnxruntime frees its arenas with them."""
@@ -207,9 +199,7 @@ def make_server(host: str, port: int, device: str) -> ThreadingHTTPServer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m comic_narrator.gpu.tts_server", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m comic_narrator.gpu.tts_server", description=_DESCRIPTION)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8092)
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
