@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.audio.ambience import synthesise_ambience
+from comic_narrator.audio.mix import DUAL_MONO_LU
 from comic_narrator.audio.synth import at_loudness, fades
 from comic_narrator.config import AudioConfig, RunConfig
 from comic_narrator.errors import InputError
@@ -82,11 +83,12 @@ CARD_FADE_OUT_S = 1.2
 def card_sound(frames: int, fps: int, config: AudioConfig) -> npt.NDArray[np.float32]:
     """The track under the end card: the neutral bed (soft air) at the level the sound bed gives a page nothing
     places, faded in and out, so the card is not dead air; silence without the sound bed (``--no-sound-bed``).
-    Added after mastering, at its level in the mastered track (the voices at the loudness target)."""
+    Added after mastering, at its level in the mastered mono track: the voices there read the target less the
+    3 dB that playing the one track on both channels adds (audio/mix.py), and the bed sits under that."""
     samples = frames * config.sample_rate_hz // fps
     if not config.sound_bed or samples == 0:
         return np.zeros(samples, dtype=np.float32)
     rng = np.random.default_rng(frames)  # deterministic: the same card sounds the same
     air = synthesise_ambience("neutral", samples, config.sample_rate_hz, rng)
-    level = config.target_lufs - config.neutral_under_voice_lu
+    level = config.target_lufs - DUAL_MONO_LU - config.neutral_under_voice_lu
     return fades(at_loudness(air, config.sample_rate_hz, level), config.sample_rate_hz, 0.3, CARD_FADE_OUT_S)
