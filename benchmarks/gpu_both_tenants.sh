@@ -1,67 +1,110 @@
 #!/usr/bin/env bash
-# Both GPU tenants at work at once, on a GPU machine with vLLM 0.20.0 in /tmp/vllm-site (the recipe of
-# /work/shared/gpu/README.md), the voices and onnxruntime-gpu in /tmp/tts-site (gpu_tts_device.sh install) and the
-# project's dependencies importable:
-#   vLLM serves the random-weight Qwen2-VL folder of gpu_make_tiny_vlm.py; the project's voice server
-#   (comic_narrator.gpu.tts_server) runs its ONNX sessions on CUDA; a 20-page manga chapter is narrated with
-#   --vision llm and --tts-server, pages streaming (the LLM reads ahead while earlier pages are voiced), then the
-#   same book as two passes in one work folder (--vision-only: the LLM alone; then the voices and the render
-#   from the cached readings: the TTS alone), as a time-shared GPU runs it; the passes' walls are each tenant's
-#   busy time, to compare the streamed run's wall with. NVML memory is
-#   sampled every 0.5 s throughout. Each run's JSON summary (stage busy seconds, wall) goes to OUT_DIR.
-# usage: gpu_both_tenants.sh MODEL_DIR BOOK_DIR OUT_DIR
+# Both GPU tenants at work at once, started by `comic-narrator gpu up` with the release protocol.
+#
+# On a GPU machine with vLLM 0.20.0 in /tmp/vllm-site (/work/shared/gpu/README.md's recipe), the voices and
+# onnxruntime-gpu in /tmp/tts-site (gpu_tts_device.sh install) and the project's other dependencies there too:
+#   coreside   `gpu up` a co-resident stack (vLLM serving the random-weight Qwen2-VL folder of
+#              gpu_make_tiny_vlm.py, the project's voice server on CUDA), then narrate BOOK_DIR three times with
+#              `--stack`: streamed (pages flow: the LLM reads ahead while earlier pages are voiced), then as two
+#              passes in one work folder (`--vision-only`: the LLM alone; then voices and render from the cached
+#              readings: the TTS alone). The passes' walls are each tenant's busy time to compare the stream with.
+#   timeshare  `gpu up` the same stack time-shared (vLLM with sleep mode: awake to read every page, asleep while
+#              the voices are made) and narrate the book once.
+# NVML memory is sampled every 0.5 s throughout (OUT_DIR/nvml-PHASE.csv); each run's JSON progress and summary
+# go to OUT_DIR, and each tenant's busy seconds in it (gpu_busy_sampler.py: vLLM's running requests, the voice
+# server's lines in flight) with the seconds both were busy at once. LLM_COMMAND replaces the vLLM command and TTS_DEVICE (cuda) the voices' device, for a dry run of
+# this script on a machine without a GPU (with a stand-in LLM; GPU_MEMORY=32GiB then stands for NVML).
+# usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR
 set -u
-model=$1; book=$2; out=$3
+phase=$1; model=$2; book=$3; out=$4
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../src" && pwd)
 export HF_HUB_OFFLINE=1 VLLM_NO_USAGE_STATS=1 PYTHONUNBUFFERED=1
-py="/tmp/tts-site:$here/../src"
+export PYTHONPATH="/tmp/tts-site:$src"
 voices="ja-alpha:ja:female,ja-nezumi:ja:male,ja-gongitsune:ja:female,ja-tebukuro:ja:male"
+llm_command=${LLM_COMMAND:-"python3 -m vllm.entrypoints.openai.api_server --model $model
+  --served-model-name tiny-qwen2-vl --load-format dummy --port 8000 --gpu-memory-utilization 0.5
+  --max-model-len 32768 --max-num-seqs 32 --enforce-eager --limit-mm-per-prompt '{\"image\": 1, \"video\": 0}'
+  --structured-outputs-config '{\"backend\": \"xgrammar\", \"disable_any_whitespace\": true}'"}
+cn() { python3 -c "import sys; from comic_narrator.cli import main; sys.exit(main(sys.argv[1:]))" "$@"; }
 
-PYTHONPATH=$py python3 -c "import comic_narrator.cli.app, comic_narrator.reading.reader, rapidocr, av" || exit 3
-nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader -lms 500 > "$out/nvml.csv" &
-smi=$!
-t0=$(date +%s)
-PYTHONPATH=/tmp/vllm-site python3 -m vllm.entrypoints.openai.api_server --model "$model" \
-  --served-model-name tiny-qwen2-vl --load-format dummy --host 127.0.0.1 --port 8000 \
-  --gpu-memory-utilization 0.5 --max-model-len 32768 --max-num-seqs 32 --enforce-eager \
-  --limit-mm-per-prompt '{"image": 1, "video": 0}' \
-  --structured-outputs-config '{"backend": "xgrammar", "disable_any_whitespace": true}' > "$out/vllm.log" 2>&1 &
-vllm=$!
-PYTHONPATH=$py python3 -m comic_narrator.gpu.tts_server --device cuda --port 8092 > "$out/tts.log" 2>&1 &
-tts=$!
-ready=no
-while [ $(( $(date +%s) - t0 )) -lt 240 ]; do
-  if python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/v1/models', timeout=2); urllib.request.urlopen('http://127.0.0.1:8092/health', timeout=2)" 2>/dev/null; then
-    ready=yes; break
-  fi
-  kill -0 $vllm 2>/dev/null || break
-  sleep 1
-done
-echo "== servers ready=$ready after $(( $(date +%s) - t0 )) s"
-nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader
-if [ $ready = yes ]; then
+python3 -c "import comic_narrator.cli.app, comic_narrator.reading.reader, rapidocr, av, soundfile, pydantic" || exit 3
+# Every line goes to the GPU voices: the cast pins the narrator and the reader's ids to the server's voices (casting
+# alone would give a character whose age a bundled voice matches that bundled voice, voiced on the CPU).
+python3 - "$out/cast.yaml" <<'EOF2'
+import sys
+served = ["openai:ja-alpha", "openai:ja-nezumi", "openai:ja-gongitsune", "openai:ja-tebukuro"]
+ids = ["narrator", "pepper", "carrot", *(f"char{n}" for n in range(1, 41))]
+open(sys.argv[1], "w").write("".join(f"{cid}: {served[i % 4]}\n" for i, cid in enumerate(ids)))
+EOF2
+stack="$out/stack-$phase.yaml"
+cat > "$stack" <<EOF
+gpu: 0
+headroom: 512MiB
+mode: $phase
+state_dir: /tmp/stack-$phase
+llm:
+  name: vllm
+  command: >-
+    $(echo "$llm_command" | tr '\n' ' ')
+  env: {PYTHONPATH: /tmp/vllm-site}
+  url: http://127.0.0.1:8000
+  health: /health
+  boot_timeout_s: 300
+  retries: 1
+tts:
+  name: voices
+  command: python3 -m comic_narrator.gpu.tts_server --device ${TTS_DEVICE:-cuda} --port 8092
+  env: {PYTHONPATH: "/tmp/tts-site:$src"}
+  url: http://127.0.0.1:8092
+  health: /health
+  boot_timeout_s: 120
+EOF
+smi=
+if command -v nvidia-smi > /dev/null; then
+  nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader -lms 500 > "$out/nvml-$phase.csv" &
+  smi=$!
+fi
+t=$EPOCHREALTIME
+cn gpu up "$stack" --json ${GPU_MEMORY:+--gpu-memory $GPU_MEMORY} > "$out/up-$phase.json" 2> "$out/up-$phase.log"
+rc=$?
+echo "== gpu up ($phase): exit $rc in $(python3 -c "print(round($EPOCHREALTIME - $t, 1))") s"
+tail -4 "$out/up-$phase.log"
+if [ $rc = 0 ]; then
   run() {  # NAME WORK [extra options]
     local name=$1 work=$2; shift 2
     local t=$EPOCHREALTIME
-    PYTHONPATH=$py timeout 200 python3 -c "import sys; from comic_narrator.cli import main; sys.exit(main(sys.argv[1:]))" \
-      "$book" -o "$out/$name.mp4" --work-dir "/tmp/work-$work" --layout manga --vision llm \
-      --llm-url http://127.0.0.1:8000/v1 --tts-server http://127.0.0.1:8092 --tts-api openai --tts-voices "$voices" \
-      --draft --json-progress "$@" 2> "$out/$name.progress.jsonl" > "$out/$name.out"
-    echo "== $name: exit $? in $(python3 -c "print(round($EPOCHREALTIME - $t, 1))") s"
-    grep '"summary"' "$out/$name.progress.jsonl" | tail -1
-    tail -2 "$out/$name.out"
+    timeout 280 python3 -c "import sys; from comic_narrator.cli import main; sys.exit(main(sys.argv[1:]))" \
+      "$book" -o "$out/$name.mp4" --work-dir "/tmp/work-$work" --layout manga --stack "$stack" \
+      --tts-api openai --tts-voices "$voices" --cast "$out/cast.yaml" --draft --json-progress "$@" 2> "$out/$name.progress.jsonl" > "$out/$name.out"
+    local rc=$?
+    local t1=$EPOCHREALTIME
+    echo "== $name: exit $rc in $(python3 -c "print(round($t1 - $t, 1))") s"
+    python3 "$here/gpu_busy_sampler.py" window "$out/busy-$phase.csv" "$t" "$t1" | tee "$out/$name.busy.json"
+    grep '"summary"' "$out/$name.progress.jsonl" | tail -1 | cut -c1-600
+    grep -v '^{' "$out/$name.progress.jsonl" | tail -3
+    rm -f "$out/$name.mp4"
   }
-  # The TTS warms up its CUDA sessions with one line, so neither run pays for that.
-  python3 -c "import json, urllib.request; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:8092/v1/audio/speech', json.dumps({'input': 'テスト', 'voice': 'ja-alpha'}).encode(), {'Content-Type': 'application/json'})).read()"
-  date +%s.%N > "$out/stream.start"; run stream stream; date +%s.%N > "$out/stream.end"
-  date +%s.%N > "$out/twopass.start"
-  run twopass-read twopass --vision-only
-  run twopass-voice twopass
-  date +%s.%N > "$out/twopass.end"
-  nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader
+  python3 "$here/gpu_busy_sampler.py" sample "$out/busy-$phase.csv" &
+  sampler=$!
+  # One line warms the voices' CUDA sessions, and a one-page book the readers' models and the OS's caches, so
+  # that no measured run pays for that.
+  mkdir -p /tmp/warm-book && cp "$(ls "$book"/* | head -1)" /tmp/warm-book/
+  python3 -c "import json, urllib.request; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:8092/v1/audio/speech', json.dumps({'input': 'テスト', 'voice': 'ja-alpha'}).encode(), {'Content-Type': 'application/json'}), timeout=120).read()"
+  nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2> /dev/null
+  (book=/tmp/warm-book; run warm-$phase warm-$phase)
+  if [ "$phase" = coreside ]; then
+    run stream stream
+    run twopass-read twopass --vision-only
+    run twopass-voice twopass
+  else
+    run timeshare timeshare
+  fi
+  nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2> /dev/null
+  kill $sampler
 fi
-kill $tts $vllm 2>/dev/null; wait $vllm 2>/dev/null
-kill $smi
-grep -E "Available KV cache|Model loading took|Error" "$out/vllm.log" | head -5
-tail -5 "$out/tts.log"
+cn gpu down "$stack" > "$out/down-$phase.log" 2>&1
+[ -n "$smi" ] && kill $smi
+cp /tmp/stack-$phase/*.log "$out/" 2> /dev/null
+grep -hE "Available KV cache|Model loading took|Error" /tmp/stack-$phase/vllm-*.log 2> /dev/null | head -5

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -109,3 +110,23 @@ def test_release_closes_the_sessions_and_the_next_line_reopens_them(url: str) ->
     assert status == 200 and len(sf.read(io.BytesIO(body))[0]) > 0
     memory = json.loads(_call(url, "GET", "/v1/gpu/memory")[1])
     assert memory["backend"] == "onnxruntime-cpu" and memory["reserved_bytes"] == 0  # no GPU here
+
+
+def test_busy_time_counts_the_seconds_lines_are_in_flight(url: str) -> None:
+    before = json.loads(_call(url, "GET", "/v1/busy")[1])
+    threads = [
+        threading.Thread(target=_call, args=(url, "POST", "/v1/audio/speech", {"input": TEXT, "voice": VOICE}))
+        for _ in range(2)
+    ]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.monotonic() - started
+    after = json.loads(_call(url, "GET", "/v1/busy")[1])
+    assert after["in_flight"] == 0
+    assert after["served"] == before["served"] + 2
+    busy = after["busy_s"] - before["busy_s"]
+    # Two lines at once count once: the busy time is the union of their spans, within the requests' wall.
+    assert 0.05 < busy <= wall + 0.01

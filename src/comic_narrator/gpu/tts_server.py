@@ -3,7 +3,8 @@
     python -m comic_narrator.gpu.tts_server [--host 127.0.0.1] [--port 8092] [--device cpu|cuda]
 
 Routes: ``POST /v1/audio/speech`` ({"input", "voice", "speed", "response_format": "wav"} -> a 16-bit WAV),
-``GET /v1/audio/voices`` (the bank's voices), ``GET /v1/models``, ``GET /health``, and the memory release
+``GET /v1/audio/voices`` (the bank's voices), ``GET /v1/models``, ``GET /health``, ``GET /v1/busy`` (lines in
+flight, lines served and the seconds with at least one line in flight: a tenant's busy time), and the memory release
 protocol (``comic_narrator.gpu.release``'s paths). Its ONNX sessions run on CUDA with ``--device cuda`` (the
 ``onnxruntime-gpu`` wheel; operators without a CUDA kernel fall back to the CPU, and the server logs how many
 run where); releasing closes every session, which hands onnxruntime's arena back to the driver, and the next
@@ -19,6 +20,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -50,6 +52,15 @@ class VoiceService:
         self._lock = threading.RLock()
         self._busy = 0
         self._idle = threading.Condition(self._lock)
+        self._served = 0
+        self._busy_s = 0.0
+        self._busy_since = 0.0
+
+    def busy(self) -> dict[str, float | int]:
+        """Lines in flight now, lines served, and the seconds during which at least one line was in flight."""
+        with self._lock:
+            busy_s = self._busy_s + (time.monotonic() - self._busy_since if self._busy else 0.0)
+            return {"in_flight": self._busy, "served": self._served, "busy_s": round(busy_s, 3)}
 
     def _opened(self) -> VoiceBank:
         with self._lock:
@@ -67,12 +78,17 @@ class VoiceService:
     def speech_wav(self, text: str, voice: str, speed: float) -> bytes:
         with self._lock:
             bank = self._opened()
+            if not self._busy:
+                self._busy_since = time.monotonic()
             self._busy += 1
         try:
             speech = bank.synthesize(text, voice, Delivery(speed=speed))
         finally:
             with self._lock:
                 self._busy -= 1
+                self._served += 1
+                if not self._busy:
+                    self._busy_s += time.monotonic() - self._busy_since
                 self._idle.notify_all()
         buffer = io.BytesIO()
         sf.write(buffer, np.clip(speech.samples, -1.0, 1.0), speech.sample_rate_hz, subtype="PCM_16", format="WAV")
@@ -141,6 +157,8 @@ def _handler(service: VoiceService) -> type[BaseHTTPRequestHandler]:
                 self._send(200, json.dumps({"object": "list", "data": [{"id": MODEL_ID, "object": "model"}]}).encode())
             elif route == "/v1/audio/voices":
                 self._send(200, json.dumps({"voices": service.voices()}).encode())
+            elif route == "/v1/busy":
+                self._send(200, json.dumps(service.busy()).encode())
             elif route == release.MEMORY_PATH:
                 self._send(200, json.dumps(asdict(service.memory())).encode())
             else:
