@@ -18,9 +18,11 @@ import pytest
 
 from comic_narrator.artifacts import BookReading, ClipList, Script, Timing
 from comic_narrator.cli import main
+from comic_narrator.web.guided import ROLE_OF_KIND
 from comic_narrator.web.readalong import FONT_FILES, FONTS
 from tests.conftest import SAMPLE_PAGE
 from tests.web.conftest import loaded_font_statuses
+from tests.web.guided_schema import schema_errors
 from tests.web.readalong_page import line_at, spoken_lines
 
 if TYPE_CHECKING:
@@ -219,6 +221,37 @@ def test_every_guided_object_keeps_the_specifications_rules(narrated: tuple[Path
     for page in document["guided"]:
         check(page)
     assert seen > len(document["guided"]), "pages with panels and balloons inside"
+
+
+def test_the_guided_navigation_validates_against_readiums_schema(narrated: tuple[Path, Path]) -> None:
+    """guided.json against the pinned copy of Readium's published JSON Schema (tests/data/readium-guided-navigation),
+    and guided.js carries the very same document for the player."""
+    work, folder = narrated
+    document = json.loads((folder / "guided.json").read_text(encoding="utf-8"))
+    assert schema_errors(document) == []
+    script = Script.model_validate_json((work / "script.json").read_text(encoding="utf-8"))
+    kinds = {line.id: line.kind for line in script.lines}
+    balloons = [
+        b
+        for page in document["guided"]
+        for panel in page.get("children", [])
+        for b in [panel, *panel.get("children", [])]
+    ]
+    for balloon in (b for b in balloons if b["id"] in kinds):
+        assert balloon["role"] == [ROLE_OF_KIND[kinds[balloon["id"]]]], balloon
+    player = (folder / "guided.js").read_text(encoding="utf-8").removeprefix("window.READ_ALONG = ").rstrip(";\n")
+    assert json.loads(player)["guided"] == document
+
+
+def test_a_japanese_books_guided_navigation_validates(japanese: tuple[Path, Path]) -> None:
+    document = json.loads((japanese[1] / "guided.json").read_text(encoding="utf-8"))
+    assert schema_errors(document) == []
+    assert any(
+        b.get("text")
+        for page in document["guided"]
+        for panel in page.get("children", [])
+        for b in panel.get("children", [])
+    )
 
 
 @pytest.mark.parametrize("where", ["file", "http"])

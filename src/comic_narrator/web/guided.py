@@ -1,24 +1,30 @@
 """The book's guided navigation: pages, panels in reading order and balloons with their text, speaker and the
-stretch of the narration that speaks them, in the shape of a Readium Guided Navigation Document
-(https://readium.org/guided-navigation/): ``imgref`` with a ``#xywh=`` media fragment for a panel or a balloon,
-``audioref`` with a ``#t=start,end`` fragment, ``text``, ``role`` and ``character``."""
+stretch of the narration that speaks them, as a Readium Guided Navigation Document
+(https://readium.org/guided-navigation/) that validates against its published JSON Schema (a pinned copy in
+tests/data/readium-guided-navigation): ``imgref`` with a ``#xywh=`` media fragment for a panel or a balloon,
+``audioref`` with a ``#t=start,end`` fragment, ``text``, ``role`` from the schema's roles and ``character``."""
 
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from comic_narrator.artifacts import BBox, BookReading, ClipList, PageReading, Script, ScriptLine, Timing
 
 GUIDED_MEDIA_TYPE = "application/guided-navigation+json"
-ROLE_OF_KIND = {"speech": "speechBubble", "shout": "shoutBubble", "caption": "caption", "sound": "sound"}
-"""Roles as the specification's comic examples name them."""
+ROLE_OF_KIND = {"speech": "bubble", "shout": "bubble", "caption": "caption", "sound": "sound"}
+"""The schema's roles (roles.schema.json) for each kind of line. Its enum has ``bubble``, not the comic examples'
+``speechBubble`` and ``shoutBubble``, so a shout is a bubble too; a page has no role of its own in the enum and
+is left without one (roles are optional: it is the top-level object whose ``imgref`` is the whole page)."""
 _LINE_ID = re.compile(r"p(\d+)-t(\d+)$")
 
 
 class GuidedObject(BaseModel):
-    """One Guided Navigation Object: a page, a panel or a balloon (fields left unset are not written)."""
+    """One Guided Navigation Object: a page, a panel or a balloon (fields left unset are not written). The schema
+    wants at least one of ``imgref``, ``audioref``, ``text`` or ``children``; ``character`` is the comic examples'
+    extension, which the schema allows."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -43,12 +49,18 @@ class GuidedDocument(BaseModel):
 def xywh(image: str, bbox: BBox) -> str:
     """A rectangle of an image as a spatial media fragment (https://www.w3.org/TR/media-frags/#naming-space)."""
     x, y, w, h = bbox
-    return f"{image}#xywh={x},{y},{w},{h}"
+    return f"{uri_path(image)}#xywh={x},{y},{w},{h}"
 
 
 def time_ref(audio: str, start_s: float, end_s: float) -> str:
     """A stretch of the narration as a temporal media fragment (https://www.w3.org/TR/media-frags/#naming-time)."""
-    return f"{audio}#t={start_s:.3f},{end_s:.3f}"
+    return f"{uri_path(audio)}#t={start_s:.3f},{end_s:.3f}"
+
+
+def uri_path(relative: str) -> str:
+    """A file of the export as a relative URI reference (the schema's ``format: uri-reference``): a space or a
+    ``#`` in a name is percent-encoded, the folder separators kept."""
+    return quote(relative, safe="/")
 
 
 def line_times(timing: Timing, clips: ClipList) -> dict[str, tuple[float, float]]:
@@ -88,6 +100,8 @@ def _balloons(
     for line in lines:
         bbox = line_bbox(line, page)
         span = times.get(line.id)
+        if bbox is None and span is None and not line.text:
+            continue  # an empty line added by hand and never voiced: nothing to show or play
         found.append(
             GuidedObject(
                 id=line.id,
@@ -133,8 +147,7 @@ def guided_document(
         pages.append(
             GuidedObject(
                 id=f"page{page.page + 1}",
-                role=["page"],
-                imgref=image,
+                imgref=uri_path(image),
                 audioref=time_ref(audio, min(s for s, _ in page_spans), max(e for _, e in page_spans))
                 if page_spans
                 else None,
