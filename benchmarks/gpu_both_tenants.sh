@@ -14,9 +14,12 @@
 # go to OUT_DIR, and each tenant's busy seconds in it (gpu_busy_sampler.py: vLLM's running requests, the voice
 # server's lines in flight) with the seconds both were busy at once. LLM_COMMAND replaces the vLLM command and TTS_DEVICE (cuda) the voices' device, for a dry run of
 # this script on a machine without a GPU (with a stand-in LLM; GPU_MEMORY=32GiB then stands for NVML).
-# usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR
+# A stack already up is adopted (`gpu up` adopts healthy servers), and KEEP_UP=1 leaves it up afterwards, so the
+# runs of one mode can be split over several calls: RUNS picks them (coreside: stream twopass; timeshare: timeshare).
+# usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR [RUNS...]
 set -u
-phase=$1; model=$2; book=$3; out=$4
+phase=$1; model=$2; book=$3; out=$4; shift 4
+runs=${*:-$([ "$phase" = coreside ] && echo "stream twopass" || echo timeshare)}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../src" && pwd)
@@ -63,14 +66,14 @@ tts:
 EOF
 smi=
 if command -v nvidia-smi > /dev/null; then
-  nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader -lms 500 > "$out/nvml-$phase.csv" &
+  nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader -lms 500 >> "$out/nvml-$phase.csv" &
   smi=$!
 fi
 t=$EPOCHREALTIME
-cn gpu up "$stack" --json ${GPU_MEMORY:+--gpu-memory $GPU_MEMORY} > "$out/up-$phase.json" 2> "$out/up-$phase.log"
+cn gpu up "$stack" --json ${GPU_MEMORY:+--gpu-memory $GPU_MEMORY} > "$out/up-$phase-${runs// /-}.json" 2> "$out/up-$phase-${runs// /-}.log"
 rc=$?
 echo "== gpu up ($phase): exit $rc in $(python3 -c "print(round($EPOCHREALTIME - $t, 1))") s"
-tail -4 "$out/up-$phase.log"
+tail -4 "$out/up-$phase-${runs// /-}.log"
 if [ $rc = 0 ]; then
   run() {  # NAME WORK [extra options]
     local name=$1 work=$2; shift 2
@@ -81,30 +84,29 @@ if [ $rc = 0 ]; then
     local rc=$?
     local t1=$EPOCHREALTIME
     echo "== $name: exit $rc in $(python3 -c "print(round($t1 - $t, 1))") s"
-    python3 "$here/gpu_busy_sampler.py" window "$out/busy-$phase.csv" "$t" "$t1" | tee "$out/$name.busy.json"
+    python3 "$here/gpu_busy_sampler.py" window "$out/busy-${runs// /-}.csv" "$t" "$t1" | tee "$out/$name.busy.json"
     grep '"summary"' "$out/$name.progress.jsonl" | tail -1 | cut -c1-600
     grep -v '^{' "$out/$name.progress.jsonl" | tail -3
     rm -f "$out/$name.mp4"
   }
-  python3 "$here/gpu_busy_sampler.py" sample "$out/busy-$phase.csv" &
+  python3 "$here/gpu_busy_sampler.py" sample "$out/busy-${runs// /-}.csv" &
   sampler=$!
   # One line warms the voices' CUDA sessions, and a one-page book the readers' models and the OS's caches, so
   # that no measured run pays for that.
   mkdir -p /tmp/warm-book && cp "$(ls "$book"/* | head -1)" /tmp/warm-book/
   python3 -c "import json, urllib.request; urllib.request.urlopen(urllib.request.Request('http://127.0.0.1:8092/v1/audio/speech', json.dumps({'input': 'テスト', 'voice': 'ja-alpha'}).encode(), {'Content-Type': 'application/json'}), timeout=120).read()"
   nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2> /dev/null
-  (book=/tmp/warm-book; run warm-$phase warm-$phase)
-  if [ "$phase" = coreside ]; then
-    run stream stream
-    run twopass-read twopass --vision-only
-    run twopass-voice twopass
-  else
-    run timeshare timeshare
-  fi
+  grep -q adopted "$out/up-$phase-${runs// /-}.log" || (book=/tmp/warm-book; run warm-$phase warm-$phase)
+  for name in $runs; do
+    case $name in
+      twopass) run twopass-read twopass --vision-only; run twopass-voice twopass ;;
+      *) run "$name" "$name" ;;
+    esac
+  done
   nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2> /dev/null
   kill $sampler
 fi
-cn gpu down "$stack" > "$out/down-$phase.log" 2>&1
 [ -n "$smi" ] && kill $smi
 cp /tmp/stack-$phase/*.log "$out/" 2> /dev/null
+[ "${KEEP_UP:-0}" = 1 ] || cn gpu down "$stack" > "$out/down-$phase.log" 2>&1
 grep -hE "Available KV cache|Model loading took|Error" /tmp/stack-$phase/vllm-*.log 2> /dev/null | head -5
