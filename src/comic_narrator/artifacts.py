@@ -165,21 +165,46 @@ class Cast(Artifact):
         raise KeyError(character)
 
 
-class BookCharacter(Artifact):
-    """One speaking character of the book, as pages added it: its book-wide id and its voice."""
+class CharacterSource(Artifact):
+    """A page's own id for a book character: what the page's reading called it before it was linked."""
 
-    id: str
-    first_page: int = Field(description="the page (from 0) it first speaks on")
-    lines: int
-    voice: str | None = None
+    page: int = Field(description="the page (from 0)")
+    speaker: str = Field(description="the page-local id (the local reader's per-page 'char2', an LLM's name slug)")
+    regions: int = Field(default=0, description="balloons of that page the reading gives it")
+
+
+class BookCharacter(Artifact):
+    """One character of the book, as pages added it: its book-wide id, what is known of it, its voice."""
+
+    id: str = Field(description="the book-wide id used in TextRegion.speaker and ScriptLine.speaker")
+    name: str | None = Field(default=None, description="as an LLM reader or the user's cast file named it")
+    gender: Literal["male", "female", "unknown"] = "unknown"
+    age: Literal["child", "young", "adult", "old", "unknown"] = "unknown"
+    nature: Literal["human", "creature", "machine", "unknown"] = "unknown"
+    first_page: int = Field(description="the page (from 0) it is first met on")
+    lines: int = Field(default=0, description="script lines it speaks (0: met, or renamed away, but silent)")
+    voice: str | None = Field(default=None, description="the voice it keeps for the book, once it has spoken")
+    sources: list[CharacterSource] = Field(
+        default_factory=list, description="the page-local ids it was linked from, in book order"
+    )
+
+    @property
+    def regions(self) -> int:
+        """Balloons the readings give it, over the book so far."""
+        return sum(source.regions for source in self.sources)
 
 
 class BookCharacters(Artifact):
-    """Who is who for the whole book (``characters.json``): ids stay the same whatever order pages finish in,
-    because pages are linked and cast in book order."""
+    """Who is who for the whole book (``characters.json``), grown page by page in book order
+    (reading/book_characters.py), so ids, names and voices do not depend on which page finishes first. The LLM
+    reader is shown it as of the pages before each page; casting reads it and records each voice in it."""
 
-    schema_version: int = 1
-    characters: list[BookCharacter]
+    schema_version: int = 2
+    pages: int = Field(default=0, description="how many pages, from the book's first, it holds")
+    characters: list[BookCharacter] = Field(default_factory=list, description="in order of first appearance")
+
+    def get(self, character_id: str) -> BookCharacter | None:
+        return next((c for c in self.characters if c.id == character_id), None)
 
 
 class ScriptLine(Artifact):

@@ -22,7 +22,6 @@ import numpy.typing as npt
 
 from comic_narrator.artifacts import (
     Book,
-    BookCharacter,
     BookCharacters,
     BookReading,
     CameraPlan,
@@ -41,13 +40,16 @@ from comic_narrator.errors import ArtifactError, ComicNarratorError, PageError
 from comic_narrator.flow.engines import Engines
 from comic_narrator.flow.executor import Executor
 from comic_narrator.progress import SILENT, Progress
+from comic_narrator.workdir import write_artifact
 
 if TYPE_CHECKING:
+    from comic_narrator.reading.book_characters import CharacterBook
     from comic_narrator.video.captions import Caption
     from comic_narrator.video.segments import Segment
     from comic_narrator.voice.voicebank import VoiceBank
 
 log = logging.getLogger("comic_narrator")
+
 
 @dataclass
 class PageWork:
@@ -112,34 +114,37 @@ class ScriptSource:
 
 
 class OnlineCasting:
-    """Voices given as characters first speak, kept for the book (the book's characters artifact)."""
+    """Voices given as characters first speak, recorded in the book's characters (``book``), which they keep for
+    the book: casting reads the artifact, so a page's cast depends on the pages before it, never on timing."""
 
-    def __init__(self, run: RunConfig, bank: VoiceBank) -> None:
+    def __init__(self, run: RunConfig, bank: VoiceBank, book: CharacterBook) -> None:
         self.run = run
         self.voices = bank.voices()
-        self.settled: dict[str, str] = {}
+        self.book = book
         self.cast: Cast | None = None
-        self.pages: list[PageReading] = []
-        self.lines: list[ScriptLine] = []
+        self.narrator_lines = 0
 
-    def add(self, reading: PageReading, lines: list[ScriptLine], lang: Literal["en", "ja"]) -> Cast:
-        from comic_narrator.voice.casting import cast_characters
+    def add(self, lines: list[ScriptLine], lang: Literal["en", "ja"]) -> Cast:
+        """The cast for a page whose ``lines`` the book's characters already count; cast again only when
+        somebody speaks who has no voice yet."""
+        from comic_narrator.voice.casting import NARRATOR
 
-        self.pages.append(reading)
-        self.lines.extend(lines)
-        speakers = {line.speaker for line in lines}
-        if self.cast is None or not speakers <= set(self.settled):
-            so_far = BookReading(source="", lang=lang, pages=self.pages)
-            self.cast = cast_characters(
-                so_far, self.voices, self.run.voice, lang, Script(lang=lang, lines=self.lines), self.settled
-            )
-            self.settled = {member.character: member.voice for member in self.cast.members}
+        self.narrator_lines += sum(1 for line in lines if line.speaker == NARRATOR)
+        voiced = {member.character for member in self.cast.members} if self.cast is not None else set()
+        if self.cast is None or not {line.speaker for line in lines} <= voiced:
+            return self.final(lang)
         return self.cast
 
-    def final(self, reading: BookReading, script: Script) -> Cast:
-        from comic_narrator.voice.casting import cast_characters
+    def final(self, lang: Literal["en", "ja"]) -> Cast:
+        """The cast over the book's characters as they stand (every page's lines counted, at the end)."""
+        from comic_narrator.voice.casting import NARRATOR, cast_book
 
-        return cast_characters(reading, self.voices, self.run.voice, script.lang, script, self.settled)
+        narrator = self.cast.voice_for(NARRATOR).voice if self.cast is not None else None
+        characters = self.book.characters
+        self.cast, self.book.characters = cast_book(
+            characters, self.voices, self.run.voice, lang, self.narrator_lines, narrator
+        )
+        return self.cast
 
 
 def _voice_page(
@@ -173,7 +178,7 @@ def stream_pages(
     to ``executor``'s renderer). ``given_reading`` (an edited reading) replaces the read stage; ``script`` (a
     given or edited script) replaces the writer."""
     from comic_narrator.audio.mix import block_powers, mix_voices
-    from comic_narrator.reading.speakers import SpeakerLinker
+    from comic_narrator.reading.book_characters import CharacterBook
     from comic_narrator.reading.stage import decided_language
     from comic_narrator.timeline.timing import build_timing
     from comic_narrator.video.camera import plan_camera
@@ -181,9 +186,11 @@ def stream_pages(
     n = len(book.pages)
     read_stage = progress.stage("read", n)
     voice_stage = progress.stage("voices", n) if not run.vision_only else None
-    linker = SpeakerLinker()
+    # Who is who: pages join the book's characters in book order (the local reader's speakers linked by
+    # appearance and register; an LLM's and an edited reading's ids are book-wide already).
+    characters = CharacterBook(link=given_reading is None and run.vision.vision != "llm")
     source = ScriptSource(script, book, script_origin)
-    casting = OnlineCasting(run, engines.bank) if engines.bank is not None and not run.vision_only else None
+    casting = OnlineCasting(run, engines.bank, characters) if engines.bank is not None and not run.vision_only else None
     failures: list[str] = []
     voice_busy = [0.0]
     done: list[PageWork] = []
@@ -203,16 +210,19 @@ def stream_pages(
 
     def voice_through(work: PageWork, lang_now: Literal["en", "ja"]) -> None:
         work.lines = source.lines_for(work.reading, run)
+        characters.add_lines(work.lines)
         if run.vision_only or casting is None or engines.bank is None:
             done.append(work)
+            write_artifact(run.work_dir / "characters.json", characters.characters)
             return
-        cast = casting.add(work.reading, work.lines, lang_now)
+        cast = casting.add(work.lines, lang_now)
         page_script = Script(lang=lang_now, lines=work.lines)
         started = time.perf_counter()
         clips, failure = _voice_page(work, page_script, cast, run, engines.bank, run.keep_going)
         voice_busy[0] += time.perf_counter() - started
         if failure is not None:
             failures.append(failure)
+            characters.add_lines(work.lines, removed=True)
             work.lines = []
         work.clips = clips
         one_page = BookReading(source=book.source, lang=lang_now, pages=[work.reading])
@@ -224,14 +234,14 @@ def stream_pages(
         if voice_stage is not None:
             voice_stage.advance(detail=f"page {work.image.index + 1}: {len(clips)} line(s)")
         done.append(work)
+        write_artifact(run.work_dir / "characters.json", characters.characters)
 
     for image, reading, failure in readings():
         if failure is not None:
             if not run.keep_going:
                 raise PageError(f"{failure}; --keep-going narrates the other pages")
             failures.append(failure)
-        if given_reading is None and run.vision.vision != "llm":
-            reading = linker.add_page(reading)
+        reading = characters.add_page(reading)
         work = PageWork(image=image, reading=reading)
         if lang is None:
             waiting.append(work)
@@ -250,13 +260,14 @@ def stream_pages(
     if given_reading is not None:
         book_reading = given_reading
     book_script = Script(lang=book_lang, lines=[line for w in done for line in w.lines])
-    final_cast = casting.final(book_reading, book_script) if casting is not None else None
+    final_cast = casting.final(book_lang) if casting is not None else None
+    write_artifact(run.work_dir / "characters.json", characters.characters)
     return Streamed(
         reading=book_reading,
         pages=done,
         script=book_script,
         cast=final_cast,
-        characters=book_characters(book_script, final_cast),
+        characters=characters.characters,
         failures=failures,
         voice_busy_s=voice_busy[0],
     )
@@ -298,22 +309,6 @@ def page_segments(
         entrance,
     )
     return plan_segments(work.plan, {work.image.index: work.image.sha256}, render, decor)
-
-
-def book_characters(script: Script, cast: Cast | None) -> BookCharacters:
-    """The book's characters: each speaking id, the page it first speaks on, its lines and its voice."""
-    first: dict[str, int] = {}
-    lines: dict[str, int] = {}
-    for line in script.lines:
-        first.setdefault(line.speaker, line.page)
-        lines[line.speaker] = lines.get(line.speaker, 0) + 1
-    voices = {member.character: member.voice for member in cast.members} if cast is not None else {}
-    return BookCharacters(
-        characters=[
-            BookCharacter(id=cid, first_page=page, lines=lines[cid], voice=voices.get(cid))
-            for cid, page in first.items()
-        ]
-    )
 
 
 def book_timing(pages: list[PageWork]) -> tuple[Timing, CameraPlan]:

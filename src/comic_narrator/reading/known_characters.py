@@ -1,14 +1,14 @@
-"""The book's characters as the LLM reader shows them to each page: who the pages before it named, decided in book
-order, so a character keeps one name while pages are read concurrently and a re-run shows every page the same."""
+"""The book's characters as the LLM reader shows them to each page: the book's characters artifact as of the pages
+before it, decided in book order, so a character keeps one name while pages are read concurrently and a re-run
+shows every page the same."""
 
 from __future__ import annotations
 
-import functools
 import threading
-from collections import Counter
 from collections.abc import Sequence
 
-from comic_narrator.artifacts import Character, PageReading
+from comic_narrator.artifacts import BookCharacters, Character, PageReading
+from comic_narrator.reading.book_characters import CharacterBook, shown_characters
 
 FIRST_NAMES_PAGES = 8
 """Book pages searched one after another for the first page that names somebody; a book that names nobody in
@@ -18,27 +18,13 @@ MAX_KNOWN_CHARACTERS = 16
 
 
 def known_characters(readings: Sequence[PageReading]) -> list[Character]:
-    """The characters named in ``readings`` (book order), in order of first appearance: each id once, with the
-    first gender, age and nature any page gave; at most MAX_KNOWN_CHARACTERS, those with the most lines."""
-    found: dict[str, Character] = {}
-    lines: Counter[str] = Counter()
+    """The characters named in ``readings`` (book order) as a page after them is shown them: each id once, in
+    order of first appearance, with the first gender, age and nature any page gave; at most MAX_KNOWN_CHARACTERS,
+    those with the most lines."""
+    book = CharacterBook(link=False)
     for reading in readings:
-        for character in reading.characters:
-            known = found.get(character.id)
-            if known is None:
-                found[character.id] = character
-                continue
-            update = {
-                field: getattr(character, field)
-                for field in ("gender", "age", "nature")
-                if getattr(known, field) == "unknown" and getattr(character, field) != "unknown"
-            }
-            if update:
-                found[character.id] = known.model_copy(update=update)
-        lines.update(text.speaker for text in reading.texts if text.speaker is not None and text.speaker in found)
-    order = list(found)
-    kept = set(sorted(order, key=lambda cid: (-lines[cid], order.index(cid)))[:MAX_KNOWN_CHARACTERS])
-    return [found[cid] for cid in order if cid in kept]
+        book.add_page(reading)
+    return shown_characters(book.characters, MAX_KNOWN_CHARACTERS)
 
 
 def describe_known(known: Sequence[Character]) -> str:
@@ -54,24 +40,43 @@ class ReadingAbandoned(RuntimeError):
 
 
 class CharacterLedger:
-    """What each page of a book is shown, for pages read concurrently. Page N (in book order) is shown the
-    characters of pages 1..N-``lag_pages``, and of the pages after those up to the first one that named anybody
-    when none of those did (within the book's first FIRST_NAMES_PAGES): a book's first speaking page is read
-    before the pages after it, so every page after it starts from its names; past it, up to ``lag_pages`` pages
-    are read at once (the LLM's slots). A page waits only for the pages it is shown; what it is shown depends on
-    those pages' readings alone, never on timing."""
+    """What each page of a book is shown, for pages read concurrently: the book's characters artifact grown from
+    the pages' readings in book order as they are recorded, kept as of each page. Page N (in book order) is shown
+    the characters of pages 1..N-``lag_pages``, and of the pages after those up to the first one that named
+    anybody when none of those did (within the book's first FIRST_NAMES_PAGES): a book's first speaking page is
+    read before the pages after it, so every page after it starts from its names; past it, up to ``lag_pages``
+    pages are read at once (the LLM's slots). A page waits only for the pages it is shown; what it is shown
+    depends on those pages' readings alone, never on timing."""
 
     def __init__(self, pages_in_order: Sequence[int], lag_pages: int) -> None:
         self.lag_pages = max(1, lag_pages)
         self._position = {page: n for n, page in enumerate(pages_in_order)}
         self._read: dict[int, PageReading | None] = {}
+        """Recorded readings not yet folded (a page ahead of one still being read)."""
+        self._book = CharacterBook(link=False)
+        self._shown: list[list[Character]] = [[]]
+        """What the artifact as of the first N pages shows a page (a few characters a page, not the artifact:
+        its sources grow with the book)."""
         self._abandoned = False
         self._changed = threading.Condition()
+
+    @property
+    def characters(self) -> BookCharacters:
+        """The book's characters as of the pages folded so far (every page, once all are recorded)."""
+        with self._changed:
+            return self._book.characters
 
     def record(self, page: int, reading: PageReading | None) -> None:
         """Page ``page`` is read (None: it was not, e.g. its local reading failed: it names nobody)."""
         with self._changed:
             self._read[self._position[page]] = reading
+            while self._book.characters.pages in self._read:
+                done = self._read.pop(self._book.characters.pages)
+                if done is None:
+                    self._book.skip_page()
+                else:
+                    self._book.add_page(done)
+                self._shown.append(shown_characters(self._book.characters, MAX_KNOWN_CHARACTERS))
             self._changed.notify_all()
 
     def abandon(self) -> None:
@@ -80,22 +85,24 @@ class CharacterLedger:
             self._abandoned = True
             self._changed.notify_all()
 
-    def _settled(self, position: int) -> bool:
-        return position in self._read or self._abandoned
+    def _folded(self, pages: int) -> bool:
+        return self._book.characters.pages >= pages or self._abandoned
+
+    def _as_of_pages(self, pages: int) -> list[Character]:
+        """What the book's characters as of its first ``pages`` pages show, once those are read."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._folded(pages))
+            if self._book.characters.pages < pages:
+                raise ReadingAbandoned(f"page {self._book.characters.pages + 1} of the book was not read")
+            return self._shown[pages]
 
     def shown_to(self, page: int) -> list[Character]:
         """The characters page ``page`` is shown, once the pages they come from are read."""
         position = self._position[page]
-        before: list[PageReading] = []
-        for earlier in range(position):
-            named = any(reading.characters for reading in before)
-            if earlier > position - self.lag_pages and (named or earlier >= FIRST_NAMES_PAGES):
+        pages = max(0, position - self.lag_pages + 1)  # the pages before these are always shown
+        while pages < position:
+            named = bool(self._as_of_pages(pages))
+            if pages > position - self.lag_pages and (named or pages >= FIRST_NAMES_PAGES):
                 break
-            with self._changed:
-                self._changed.wait_for(functools.partial(self._settled, earlier))
-                if earlier not in self._read:
-                    raise ReadingAbandoned(f"page {earlier + 1} of the book was not read")
-                reading = self._read[earlier]
-            if reading is not None:
-                before.append(reading)
-        return known_characters(before)
+            pages += 1
+        return self._as_of_pages(pages)

@@ -1,4 +1,4 @@
-"""The reading stage: the local reader per page (cached), optional LLM refinement, speakers linked, language."""
+"""The reading stage: the local reader per page (cached), optional LLM refinement, the book's characters, language."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ from comic_narrator.artifacts import Book, BookReading, Character, PageImage, Pa
 from comic_narrator.config import LlmConfig, VisionConfig
 from comic_narrator.errors import ComicNarratorError, InputError
 from comic_narrator.progress import SILENT, Progress
+from comic_narrator.reading.book_characters import CharacterBook
 from comic_narrator.reading.known_characters import CharacterLedger
-from comic_narrator.workdir import StageCache, text_sha256
+from comic_narrator.workdir import StageCache, text_sha256, write_artifact
 
 if TYPE_CHECKING:
     from comic_narrator.backends.openai_chat import OpenAIChatClient
@@ -251,15 +252,15 @@ def read_pages(
 ) -> tuple[BookReading, list[str]]:
     """Read every page. A page whose local reading crashes is recorded in failures and shown without narration;
     engine and server errors stop the run (finished pages stay cached for the next run)."""
-    from comic_narrator.reading.speakers import link_speakers
-
     config = vision_for_book(config, book)
     readings, failures = _read_locally(book, config, work_dir, progress)
     if config.vision == "llm":
-        # The LLM names characters consistently across pages itself; appearance linking would undo that.
         readings = _refine_with_llm(book, readings, llm or LlmConfig(), work_dir, progress)
-    else:
-        readings = link_speakers(readings)
+    # The book's characters, as a narrated run grows them: the local reader's page-local speakers linked to
+    # book-wide ids; the LLM names characters consistently across pages itself (appearance linking would undo it).
+    characters = CharacterBook(link=config.vision != "llm")
+    readings = [characters.add_page(reading) for reading in readings]
+    write_artifact(work_dir / "characters.json", characters.characters)
     return BookReading(source=book.source, lang=_language_in_order(config, book, readings), pages=readings), failures
 
 

@@ -1,4 +1,5 @@
-"""Casting: the narrator and one voice per character for the whole book, honouring a user's YAML cast file."""
+"""Casting: the narrator and one voice per character of the book's characters artifact (``characters.json``),
+honouring a user's YAML cast file; each voice given is recorded in the artifact, which the character keeps."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from typing import Any, Literal
 
 import yaml
 
-from comic_narrator.artifacts import BookReading, Cast, CastMember, Script
+from comic_narrator.artifacts import BookCharacters, BookReading, Cast, CastMember, Script
 from comic_narrator.backends.protocols import VoiceInfo
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ArtifactError
+from comic_narrator.reading.book_characters import book_characters_of
 from comic_narrator.voice.voice_preference import natural_first
 
 NARRATOR = "narrator"
@@ -39,6 +41,8 @@ class Pin:
     voice: str | None = None
     speed: float | None = None
     pitch_semitones: float | None = None
+    name: str | None = None
+    """What the character is called (the book's characters record it)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class Character:
 
 
 def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
-    """Parse a cast file: ``character: voice-id`` or ``character: {voice, speed, pitch}`` per line.
+    """Parse a cast file: ``character: voice-id`` or ``character: {voice, speed, pitch, name}`` per line.
 
     An optional top-level ``cast:`` key may hold the same mapping.
     """
@@ -69,18 +73,22 @@ def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
     if isinstance(raw, dict) and set(raw) == {"cast"}:
         raw = raw["cast"]
     if not isinstance(raw, dict):
-        raise ArtifactError("a cast file maps character ids to a voice or {voice, speed, pitch}", path=path)
+        raise ArtifactError("a cast file maps character ids to a voice or {voice, speed, pitch, name}", path=path)
     known = {v.id for v in voices}
     pins: dict[str, Pin] = {}
     for character, value in raw.items():
         entry: dict[str, Any] = {"voice": value} if isinstance(value, str) else value
         if not isinstance(entry, dict):
             raise ArtifactError(f"{character}: expected a voice id or a mapping, got {value!r}", path=path)
-        unknown_keys = set(entry) - {"voice", "speed", "pitch"}
+        unknown_keys = set(entry) - {"voice", "speed", "pitch", "name"}
         if unknown_keys:
             raise ArtifactError(
-                f"{character}: unknown key(s) {', '.join(sorted(unknown_keys))} (use voice, speed, pitch)", path=path
+                f"{character}: unknown key(s) {', '.join(sorted(unknown_keys))} (use voice, speed, pitch, name)",
+                path=path,
             )
+        name = entry.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise ArtifactError(f"{character}: name must be text, got {name!r}", path=path)
         voice = entry.get("voice")
         if voice is not None and voice not in known:
             raise ArtifactError(
@@ -94,40 +102,16 @@ def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
             raise ArtifactError(f"{character}: speed and pitch must be numbers", path=path) from exc
         if speed is not None and not 0.5 <= speed <= 2.0:
             raise ArtifactError(f"{character}: speed {speed} is outside 0.5..2.0", path=path)
-        pins[str(character)] = Pin(voice=voice, speed=speed, pitch_semitones=pitch)
+        pins[str(character)] = Pin(voice=voice, speed=speed, pitch_semitones=pitch, name=name.strip() if name else None)
     return pins
 
 
-def characters_in(reading: BookReading, script: Script | None = None) -> list[Character]:
-    """Speaking characters by prominence (line count, then first appearance). With a script, its lines decide
-    who speaks (a user's edited script may rename or add speakers); the reading still gives their attributes."""
-    counts: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    speakers = (
-        [line.speaker for line in script.lines]
-        if script is not None
-        else [region.speaker for page in reading.pages for region in page.texts]
-    )
-    for order, speaker in enumerate(speakers):
-        if speaker and speaker != NARRATOR:
-            counts[speaker] += 1
-            first.setdefault(speaker, order)
-    # An LLM reader names each character's gender, age and nature; the first page that says something known wins.
-    gender: dict[str, Gender] = {}
-    age: dict[str, Age] = {}
-    nature: dict[str, Nature] = {}
-    for page in reading.pages:
-        for named in page.characters:
-            if named.gender != "unknown":
-                gender.setdefault(named.id, named.gender)
-            if named.age != "unknown":
-                age.setdefault(named.id, named.age)
-            if named.nature != "unknown":
-                nature.setdefault(named.id, named.nature)
-    chars = [
-        Character(cid, n, first[cid], gender.get(cid, "unknown"), age.get(cid, "unknown"), nature.get(cid, "unknown"))
-        for cid, n in counts.items()
-    ]
+def characters_in(characters: BookCharacters) -> list[Character]:
+    """The book's speaking characters by prominence: lines, then the page first met on, then who came first.
+    Their gender, age and nature are what the book's characters hold (an LLM reader names them)."""
+    speaking = [c for c in characters.characters if c.lines > 0 and c.id != NARRATOR]
+    met = sorted(range(len(speaking)), key=lambda n: (speaking[n].first_page, n))
+    chars = [Character(c.id, c.lines, met.index(n), c.gender, c.age, c.nature) for n, c in enumerate(speaking)]
     return sorted(chars, key=lambda c: (-c.lines, c.first_seen))
 
 
@@ -231,16 +215,38 @@ def cast_characters(
     script: Script | None = None,
     settled: dict[str, str] | None = None,
 ) -> Cast:
-    """The narrator plus one voice per character id seen as a speaker (in the script when given, else in the
-    reading); leads distinct, extras may share.
+    """:func:`cast_book` over the book's characters of a whole reading (its ids book-wide): who speaks is the
+    script's say when given (a user's edited script may rename or add speakers), else the reading's; ``settled``
+    holds voices already given (character id -> voice id), which those characters keep."""
+    characters = book_characters_of(reading.pages, script.lines if script is not None else None)
+    given = settled or {}
+    if given:
+        voiced = [c.model_copy(update={"voice": given.get(c.id, c.voice)}) for c in characters.characters]
+        characters = characters.model_copy(update={"characters": voiced})
+    cast, _ = cast_book(characters, voices, config, lang, narrator_lines(reading, script), given.get(NARRATOR))
+    return cast
 
-    ``settled`` holds the voices already given (character id -> voice id) when pages are cast as they stream:
-    those characters keep them (a cast file's pin still wins), and the others are cast around them."""
+
+def cast_book(
+    characters: BookCharacters,
+    voices: list[VoiceInfo],
+    config: VoiceConfig,
+    lang: Literal["en", "ja"],
+    narrator_lines: int = 0,
+    narrator_voice: str | None = None,
+) -> tuple[Cast, BookCharacters]:
+    """The narrator plus one voice per speaking character of the book's ``characters``; leads distinct, extras
+    may share. A character that holds a voice already (pages are cast as they stream) keeps it, and a narrator
+    given ``narrator_voice`` keeps that; a cast file's pin still wins. Returns the cast and ``characters`` with
+    each voice (and each name the cast file gives) recorded."""
     pins = load_cast_file(config.cast_file, voices) if config.cast_file else {}
-    for settled_id, voice_id in (settled or {}).items():
+    settled = {c.id: c.voice for c in characters.characters if c.voice is not None}
+    if narrator_voice is not None:
+        settled[NARRATOR] = narrator_voice
+    for settled_id, voice_id in settled.items():
         if settled_id not in pins or pins[settled_id].voice is None:
             pin = pins.get(settled_id, Pin())
-            pins[settled_id] = Pin(voice=voice_id, speed=pin.speed, pitch_semitones=pin.pitch_semitones)
+            pins[settled_id] = Pin(voice_id, pin.speed, pin.pitch_semitones, pin.name)
     by_id = {v.id: v for v in voices}
     narrator_pin = pins.get(NARRATOR, Pin())
     narrator = by_id[narrator_pin.voice] if narrator_pin.voice else pick_narrator(voices, config, lang)
@@ -252,7 +258,7 @@ def cast_characters(
             age=narrator.age,
             speed=narrator_pin.speed or 1.0,
             pitch_semitones=narrator_pin.pitch_semitones or 0.0,
-            lines=narrator_lines(reading, script),
+            lines=narrator_lines,
         )
     ]
     pinned_voices = {p.voice for c, p in pins.items() if p.voice and c != NARRATOR}
@@ -263,7 +269,7 @@ def cast_characters(
     free = [v for v in pool if v.id not in pinned_voices]
     used: Counter[str] = Counter()
     families = {_family(narrator)}
-    for character in characters_in(reading, script):
+    for character in characters_in(characters):
         pin = pins.get(character.id, Pin())
         if pin.voice:
             voice = by_id[pin.voice]
@@ -287,7 +293,17 @@ def cast_characters(
                 lines=character.lines,
             )
         )
-    return Cast(members=members)
+    voiced = {member.character: member.voice for member in members}
+    recorded = [
+        c.model_copy(
+            update={
+                "voice": voiced.get(c.id, c.voice),
+                "name": pins[c.id].name if c.id in pins and pins[c.id].name else c.name,
+            }
+        )
+        for c in characters.characters
+    ]
+    return Cast(members=members), characters.model_copy(update={"characters": recorded})
 
 
 def format_cast(cast: Cast) -> str:

@@ -1,0 +1,141 @@
+"""Who is who is one book-level artifact (characters.json) that pages add to in book order: pages finishing in
+another order give the same artifact and the same voices, and a re-run reuses every page's cache. Real: the
+Pepper&Carrot ep. 17 pages of ../shared/corpus, the local reader with rapidocr, the bundled fast voices."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from comic_narrator.artifacts import Book, BookCharacters, PageImage, PageReading, ScriptLine
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import RunConfig, VoiceConfig
+from comic_narrator.flow.engines import Engines
+from comic_narrator.flow.executor import LocalExecutor, PageRead
+from comic_narrator.flow.stream import Streamed, stream_pages
+from comic_narrator.pipeline import load_or_ingest
+from comic_narrator.reading.book_characters import CharacterBook, with_lines
+from comic_narrator.reading.stage import read_one_page, vision_for_book
+from comic_narrator.video.segments import Segment
+from comic_narrator.voice.voicebank import open_voice_bank
+from comic_narrator.workdir import read_artifact
+from tests.conftest import corpus_path
+
+
+class ReversedReads:
+    """An executor whose reads finish last page first (each page is read only after every later one), handing
+    the readings out in book order as the protocol asks: the order a cluster may well finish them in."""
+
+    def __init__(self) -> None:
+        self.finished: list[int] = []
+
+    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
+        assert engines.ocr is not None
+        done: dict[int, PageRead] = {}
+        for page in reversed(book.pages):
+            done[page.index] = read_one_page(book, page, vision_for_book(run.vision, book), run.work_dir, engines.ocr)
+            self.finished.append(page.index)
+        for page in book.pages:
+            yield page, done[page.index]
+
+    def render(self, segment: Segment, image: Path) -> None:
+        pass
+
+
+class CountingReads(LocalExecutor):
+    """The local executor, noting whether each page's reading came from the cache."""
+
+    def __init__(self, run: RunConfig) -> None:
+        super().__init__(run, None)
+        self.cached: list[bool] = []
+
+    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
+        for page, read in super().read_pages(book, run, engines):
+            self.cached.append(read[2])
+            yield page, read
+
+
+def _stream(folder: Path, work: Path, executor: ReversedReads | LocalExecutor) -> Streamed:
+    run = RunConfig(folder, work.parent / "out.mp4", work, voice=VoiceConfig(quality="fast"))
+    book = load_or_ingest(folder, run.ingest, work)
+    with RapidOcrEngine() as ocr, open_voice_bank(run.voice) as bank:
+        return stream_pages(book, run, Engines(ocr=ocr, bank=bank), executor)
+
+
+def _files(folder: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("ep17") / "pages"
+    folder.mkdir()
+    for n in range(1, 5):
+        shutil.copy(corpus_path("peppercarrot-ep17", f"page{n}.jpg"), folder / f"page{n}.jpg")
+    return folder
+
+
+def test_pages_finishing_out_of_order_give_the_same_characters_and_voices(book: Path, tmp_path: Path) -> None:
+    in_order = _stream(book, tmp_path / "a", LocalExecutor(RunConfig(book, tmp_path / "a.mp4", tmp_path / "a"), None))
+    backwards = ReversedReads()
+    reversed_run = _stream(book, tmp_path / "b", backwards)
+    assert backwards.finished == [3, 2, 1, 0]
+
+    written = (tmp_path / "a" / "characters.json").read_bytes()
+    assert written == (tmp_path / "b" / "characters.json").read_bytes()
+    characters = read_artifact(tmp_path / "a" / "characters.json", BookCharacters)
+    assert characters == in_order.characters == reversed_run.characters
+    assert characters.pages == 4
+    speaking = [c for c in characters.characters if c.lines]
+    assert len(speaking) >= 2, characters
+    assert in_order.cast == reversed_run.cast
+    cast = in_order.cast
+    assert cast is not None
+    # One artifact: every speaker of the script is in it with the voice the cast gave, and its lines counted.
+    for character in speaking:
+        assert character.voice == cast.voice_for(character.id).voice
+        assert character.lines == sum(1 for line in in_order.script.lines if line.speaker == character.id)
+    # ... and each page-local id of the local reader is linked to exactly one book-wide character.
+    for work in in_order.pages:
+        sources = {(s.page, s.speaker) for c in characters.characters for s in c.sources if s.page == work.image.index}
+        assert len(sources) == len({speaker for _, speaker in sources})
+        book_ids = {t.speaker for t in work.reading.texts if t.speaker}
+        assert book_ids == {c.id for c in characters.characters if any(s.page == work.image.index for s in c.sources)}
+
+    # A re-run reads every page from its cache, voices no line again and grows the same artifact.
+    readings, clips = _files(tmp_path / "a" / "readings"), _files(tmp_path / "a" / "clips")
+    again = CountingReads(RunConfig(book, tmp_path / "a.mp4", tmp_path / "a"))
+    rerun = _stream(book, tmp_path / "a", again)
+    assert again.cached == [True] * 4
+    assert _files(tmp_path / "a" / "readings") == readings
+    assert _files(tmp_path / "a" / "clips") == clips
+    assert (tmp_path / "a" / "characters.json").read_bytes() == written
+    assert rerun.cast == in_order.cast
+
+
+def _page(page: int, *speakers: str) -> PageReading:
+    from comic_narrator.artifacts import Panel, TextRegion
+
+    texts = [TextRegion(bbox=(0, 0, 9, 9), kind="speech", text="hi", panel=0, speaker=s) for s in speakers]
+    return PageReading(
+        page=page, width=99, height=99, reading_direction="ltr", panels=[Panel(bbox=(0, 0, 99, 99))], texts=texts
+    )
+
+
+def test_a_renamed_speaker_joins_the_book_and_a_failed_page_gives_its_lines_back() -> None:
+    """An edited script's new speaker (a review renamed char2 to 'Pepper') is a character of the book from its first
+    line; the lines of a page that could not be voiced are taken back."""
+    book = CharacterBook(link=False)
+    book.add_page(_page(0, "char1", "char2"))
+    line = ScriptLine(id="p001-t02", page=0, panel=0, speaker="Pepper", kind="speech", text="hi")
+    other = line.model_copy(update={"id": "p001-t01", "speaker": "char1"})
+    counted = book.add_lines([other, line])
+    assert [(c.id, c.first_page, c.lines) for c in counted.characters] == [
+        ("char1", 0, 1),
+        ("char2", 0, 0),
+        ("Pepper", 0, 1),
+    ]
+    assert with_lines(counted, [other], removed=True).characters[0].lines == 0
