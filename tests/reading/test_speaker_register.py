@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from comic_narrator.reading.speakers import SIGNATURE_HUE_BINS, SpeakerLinker, Utterance, speech_register
+from comic_narrator.reading.speakers import SIGNATURE_HUE_BINS, SpeakerLinker, Utterance
+from comic_narrator.reading.speech_cues import speech_register
 
 ANNOTATIONS = Path(__file__).resolve().parents[2] / "training" / "panels" / "annotations"
 GREY = tuple([0.0] * SIGNATURE_HUE_BINS + [0.2, 0.5, 0.3])
@@ -55,9 +56,9 @@ def test_grey_balloons_follow_register_and_continuity() -> None:
     linker = SpeakerLinker()
     ids = [
         linker.assign(_grey(0, 0, "分かってます!!")),  # polite: a first character
-        linker.assign(_grey(0, 0, "お前は医者だ……")),  # same panel: the same speaker goes on
+        linker.assign(_grey(0, 0, "院長はお金が欲しいだけじゃないですか!!")),  # same panel: the same speaker goes on
         linker.assign(_grey(0, 1, "お前は医者だ……")),  # a blunt line in a new panel: someone else
-        linker.assign(_grey(0, 2, "……")),  # nothing to tell: the last speaker goes on
+        linker.assign(_grey(0, 1, "……")),  # nothing to tell, same panel: the last speaker goes on
         linker.assign(_grey(1, 0, "院長はお金が欲しいだけじゃないですか!!")),  # polite again: back to the first
         linker.assign(_grey(1, 1, "どうしたのかしら……")),  # feminine: a third
         linker.assign(_grey(2, 0, "素人みてーな事言ってんじゃねーよ……")),  # blunt: the second again

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
-from typing import Literal
 
 import cv2
 import numpy as np
@@ -14,6 +12,8 @@ import numpy.typing as npt
 from comic_narrator.artifacts import BBox, PageReading, TextRegion
 from comic_narrator.reading.bubbles import TextBlock
 from comic_narrator.reading.geometry import centre, clip_box
+from comic_narrator.reading.speech_cues import LineCues, Pronoun, Register, line_cues, sounds_spoken
+from comic_narrator.reading.turns import TurnCues, TurnState, beam_labels, commit, extend, step
 
 SIGNATURE_HUE_BINS = 12
 _SAME_FIGURE_DISTANCE = 0.5
@@ -77,39 +77,10 @@ def signature_distance(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return 0.5 * float(sum(abs(x - y) for x, y in zip(a, b, strict=True)))
 
 
-Register = Literal["polite", "blunt", "feminine"]
-
-# Sentence ends and words that mark how a Japanese line is said (its register), not what it says. Plain copula
-# endings (だ, だよ, だな) count as blunt: they are a man's casual speech to an equal or below.
-_REGISTER_MARKS: tuple[tuple[Register, re.Pattern[str]], ...] = (
-    ("feminine", re.compile(r"わ[!?！？…。ー〜]*$|わよ|わね|かしら|のよ[!?！？…。]*$|のね[!?！？…。]*$|あたし")),
-    ("polite", re.compile(r"です|ます|まし[たょ]|ません|でし[たょ]|下さい|ください|ございま")),
-    (
-        "blunt",
-        re.compile(
-            r"俺|オレ|おれ|お前|おまえ|てめ|貴様|ぞ[!?！？…。]*$|ぜ[!?！？…。]*$|じゃねえ|じゃねー|ねーよ|しろ[!！…。]*$"
-            r"|かよ|だろ|んだよ|だ[!?！？…。]*$|だな|だよ|なー|なあ"
-        ),
-    ),
-)
-
-
-def speech_register(text: str) -> Register | None:
-    """How a Japanese line is said: polite (です/ます), blunt (俺/お前/ぞ/plain だ) or feminine (わ/かしら/のよ), by
-    which marks it holds most of (feminine first: it rides on polite or plain speech); None for a line without
-    marks or not in Japanese."""
-    counts = {name: len(pattern.findall(text.strip())) for name, pattern in _REGISTER_MARKS}
-    if counts["feminine"]:
-        return "feminine"
-    if counts["polite"] and counts["polite"] >= counts["blunt"]:
-        return "polite"
-    return "blunt" if counts["blunt"] else None
-
-
 @dataclass(frozen=True)
 class Utterance:
     """What the speaker heuristic knows of one balloon: where it is, what its pointed-at figure looks like and
-    how its line is said."""
+    what its line says about who says it."""
 
     page: int
     panel: int
@@ -117,6 +88,14 @@ class Utterance:
     """Balloon centre as a fraction of the page width."""
     signature: tuple[float, ...]
     register: Register | None = None
+    pronoun: Pronoun | None = None
+    """The first-person pronoun the line uses (僕, 俺, 私, ...): a near-fixed trait of its speaker."""
+    calls: tuple[str, ...] = ()
+    """Names and titles the line calls someone by (牛田さん -> 牛田, 先生): said to them, not by them."""
+    question: bool = False
+    """The line asks something: the next turn is likely the answer, by someone else."""
+    ending: str | None = None
+    """Its sentence-final particle or last punctuation: a speaker's habit."""
 
 
 def is_colourful(signature: tuple[float, ...]) -> bool:
@@ -133,6 +112,12 @@ def speaker_distance(a: Utterance, b: Utterance) -> float:
     return distance
 
 
+def _spoken_caption(text: TextRegion) -> bool:
+    """A caption inside a panel whose Japanese words end as speech does (よ, か, ね, です, ?, !): a balloon whose
+    outline the reader did not close, said by someone rather than narrated."""
+    return text.kind == "caption" and text.lang == "ja" and text.panel >= 0 and sounds_spoken(text.text)
+
+
 class SpeakerLinker:
     """Book-wide character ids, grown page by page in reading order. Pages must be added in book order; the ids
     then do not depend on how many pages were read ahead, so a page's own cached reading stays valid.
@@ -142,73 +127,106 @@ class SpeakerLinker:
     0.8 times): a character often speaks several balloons in a row, and a colour histogram is noisy evidence.
 
     Grey art, where what a tail points at carries no identity that a histogram can see (measured on 169 annotated
-    manga lines: grouping by it scored below one id for everybody), a balloon goes on with the previous speaker
-    when it is in the same panel or its line has no register marks; a line whose register (polite, blunt,
-    feminine) differs from the previous speaker's goes to the latest character who spoke in that register, or
-    starts one. So a book gets a few voices that follow how people speak (a junior's polite lines apart from his
-    seniors' blunt ones) instead of ids that follow the shading behind the balloons."""
+    manga lines: grouping by it scored below one id for everybody), speakers follow turn-taking
+    (:mod:`comic_narrator.reading.turns`): a panel's lines are one speaker's; a new panel's line goes on with the
+    previous speaker, answers from the other side of the exchange, comes from another known character or from a
+    new one, each with a prior share, moved by what the line says: the first-person pronoun and the register each
+    character uses, the names a line calls (not its speaker's own) and a question before it. The hypotheses are
+    searched with a beam over the page and the best is committed when the page ends."""
 
-    def __init__(self, threshold: float = _SAME_FIGURE_DISTANCE) -> None:
+    def __init__(self, threshold: float = _SAME_FIGURE_DISTANCE, cues: TurnCues | None = None) -> None:
         self.threshold = threshold
+        self.cues = cues or TurnCues()
         self.items: list[Utterance] = []
         self.clusters: list[list[int]] = []
-        self.registers: list[Register | None] = []
+        self.turns = TurnState()
+        """The committed turn-taking state; its characters are these clusters."""
         self.previous = -1
         self.pages = 0
 
-    def _by_register(self, item: Utterance) -> int:
-        """The cluster a balloon of grey art joins (-1: a new one)."""
-        last = self.items[-1] if self.items else None
-        if self.previous < 0 or last is None:
-            return -1
-        same_panel = last.page == item.page and last.panel == item.panel and item.panel >= 0
-        spoken = self.registers[self.previous]
-        if same_panel or item.register is None or spoken in (None, item.register):
-            return self.previous
-        return max((c for c, r in enumerate(self.registers) if r == item.register), default=-1)
+    def _join(self, item: Utterance, c: int) -> None:
+        self.items.append(item)
+        if c == len(self.clusters):
+            self.clusters.append([])
+        self.clusters[c].append(len(self.items) - 1)
+        self.previous = c
+
+    def _by_colour(self, item: Utterance) -> int:
+        """The cluster a balloon of coloured art joins (``len(clusters)``: a new one)."""
+        best, best_d = len(self.clusters), self.threshold
+        for c, members in enumerate(self.clusters):
+            coloured = [m for m in members if is_colourful(self.items[m].signature)]
+            if not coloured:
+                continue
+            d = float(np.mean([speaker_distance(item, self.items[m]) for m in coloured]))
+            if c == self.previous:
+                d *= 0.8
+            if d < best_d:
+                best, best_d = c, d
+        return best
+
+    def _commit(self, beam: list[TurnState], grey: list[Utterance]) -> list[int]:
+        """The best hypothesis of ``beam`` made the linker's state; the clusters of the ``grey`` lines it read."""
+        labels = beam_labels(beam)
+        for item, c in zip(grey, labels, strict=True):
+            self._join(item, c)
+        self.turns = commit(beam)
+        return list(labels)
+
+    def _assign_all(self, items: list[Utterance]) -> list[int]:
+        """Cluster indices for consecutive utterances: grey ones searched together, coloured ones one by one."""
+        out: list[int] = []
+        beam = [self.turns]
+        grey: list[Utterance] = []
+        for item in items:
+            if not is_colourful(item.signature):
+                beam = step(self.cues, beam, item)
+                grey.append(item)
+                continue
+            out += self._commit(beam, grey)
+            grey = []
+            c = self._by_colour(item)
+            self.turns = commit([extend(self.turns, item, c, self.turns.score)])
+            beam = [self.turns]
+            self._join(item, c)
+            out.append(c)
+        return out + self._commit(beam, grey)
 
     def assign(self, item: Utterance) -> int:
-        """The cluster index (numbered by first appearance) the utterance joins."""
-        best, best_d = -1, self.threshold
-        if not is_colourful(item.signature):
-            best = self._by_register(item)
-        else:
-            for c, members in enumerate(self.clusters):
-                coloured = [m for m in members if is_colourful(self.items[m].signature)]
-                if not coloured:
-                    continue
-                d = float(np.mean([speaker_distance(item, self.items[m]) for m in coloured]))
-                if c == self.previous:
-                    d *= 0.8
-                if d < best_d:
-                    best, best_d = c, d
-        self.items.append(item)
-        if best < 0:
-            self.clusters.append([len(self.items) - 1])
-            self.registers.append(None)
-            best = len(self.clusters) - 1
-        else:
-            self.clusters[best].append(len(self.items) - 1)
-        if self.registers[best] is None:
-            self.registers[best] = item.register
-        self.previous = best
-        return best
+        """The cluster index (numbered by first appearance) the utterance joins, decided on it alone."""
+        return self._assign_all([item])[0]
 
     def add_page(self, reading: PageReading) -> PageReading:
         """The page with its speakers renamed to book-wide ids (``char1``, ``char2``, ...)."""
-        texts: list[TextRegion] = []
-        for text in reading.texts:
-            if text.speaker is None or not text.speaker_signature:
-                texts.append(text)
+        spoken: list[int] = []
+        items: list[Utterance] = []
+        for index, text in enumerate(reading.texts):
+            if not (text.speaker is not None and text.speaker_signature) and not _spoken_caption(text):
                 continue
-            item = Utterance(
-                page=self.pages,
-                panel=text.panel,
-                centre_x_frac=(text.bbox[0] + text.bbox[2] / 2) / max(reading.width, 1),
-                signature=tuple(text.speaker_signature),
-                register=speech_register(text.text) if text.lang == "ja" else None,
+            cues = line_cues(text.text) if text.lang == "ja" else LineCues()
+            spoken.append(index)
+            items.append(
+                Utterance(
+                    page=self.pages,
+                    panel=text.panel,
+                    centre_x_frac=(text.bbox[0] + text.bbox[2] / 2) / max(reading.width, 1),
+                    signature=tuple(text.speaker_signature or ()),
+                    register=cues.register,
+                    pronoun=cues.pronoun,
+                    calls=cues.calls,
+                    question=cues.question,
+                    ending=cues.ending,
+                )
             )
-            texts.append(text.model_copy(update={"speaker": f"char{self.assign(item) + 1}"}))
+        ids = dict(zip(spoken, self._assign_all(items), strict=True))
+        texts = [
+            text.model_copy(
+                update={"speaker": f"char{ids[i] + 1}", "kind": "speech" if text.kind == "caption" else text.kind}
+            )
+            if i in ids
+            else text
+            for i, text in enumerate(reading.texts)
+        ]
         self.pages += 1
         return reading.model_copy(update={"texts": texts})
 
