@@ -31,6 +31,8 @@ _CORE_THRESHOLD = 0.9
 _CORE_ERODE_PX = 2
 _CORE_MIN_AREA = 2.0
 _CORE_COVER = 0.6
+_BLEED_EDGE_PX = 2
+"""A learned box this close to the page's edge runs off it (boxes are clipped to the page)."""
 _lock = threading.Lock()
 
 
@@ -145,8 +147,11 @@ def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | No
         inside_prob = prob[y : y + bh, x : x + bw][labels[y : y + bh, x : x + bw] == label]
         if float(np.percentile(inside_prob, 10)) < _MIN_CONFIDENT_P10:
             continue  # a doubtful patch: a running header, a scanner's dark edge, a strip under a panel
-        boxes.extend(_split_by_cores(prob[y : y + bh, x : x + bw], labels[y : y + bh, x : x + bw] == label,
-                                     (x, y, bw, bh), min_area))
+        boxes.extend(
+            _split_by_cores(
+                prob[y : y + bh, x : x + bw], labels[y : y + bh, x : x + bw] == label, (x, y, bw, bh), min_area
+            )
+        )
     out: list[BBox] = []
     for x, y, bw, bh in boxes:
         if y + bh <= _MARGIN_BAND_FRAC * h or y >= (1 - _MARGIN_BAND_FRAC) * h:
@@ -160,10 +165,16 @@ def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | No
 def without_title_band(learned: list[BBox], classical: list[BBox]) -> list[BBox]:
     """Drop the topmost learned panel when it is a title band: above every other panel, with no frame the classical
     detector could follow (no classical box covers half of it), on a page with at least two other panels. A chapter
-    title with its logo and credit is lettering on open paper, not a picture to dwell on."""
+    title with its logo and credit is lettering on open paper, not a picture to dwell on.
+
+    A panel that runs off the top of the page is art, never a title: a bleed has no top frame for the classical
+    detector to follow either (Black Jack p. 14's first panel was dropped as a title; constructed bleed pages: 3 of
+    6 first panels)."""
     if len(learned) < 3:
         return learned
     top = min(learned, key=lambda b: b[1])
+    if top[1] <= _BLEED_EDGE_PX:
+        return learned
     others = [b for b in learned if b is not top]
     above_all = top[1] + top[3] <= min(b[1] for b in others) + 0.02 * top[3] + 4
     framed = any(overlap_of_smaller(top, c) >= 0.5 for c in classical)

@@ -1,0 +1,686 @@
+"""Build the reader's panel stress set: one corpus-schema folder (gt.json + pages) per kind of page that issue 9
+lists, for `comic-narrator eval` and training/panels/stress_eval.py.
+
+    python training/panels/stress.py OUT_DIR [--seed 9]
+
+Three sources, none of them trained on by the shipped segmenter as pages:
+- real pages with hand-checked panels: the golden-age and newspaper pages of ../shared/corpus (public domain);
+- real held-out pages under page conditions (small and large scans, JPEG noise, screentone, dark panels, grey
+  paper, page-number margins, a skewed scan): Black Jack vol. 1 p. 41-60 and Pepper&Carrot ep. 17;
+- constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
+  spreads, captions across borders, nested groups, Sunday pages and strips) filled with panel crops of
+  licence-clean art: Black Jack pages 2-40 (the segmenter's training volume), Pepper&Carrot episodes 1-16
+  (CC BY 4.0) and the golden-age corpus pages (public domain, an art style the segmenter never saw). Each
+  constructed page takes its art from one of the three, in turn.
+
+Ground truth of constructed pages is exact (the boxes they were drawn in, in reading order); of the real corpus
+pages, hand-checked boxes (annotations/stress-real.json, +-10 px at the pages' stored sizes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+ANNOTATIONS = Path(__file__).resolve().parent / "annotations"
+BJ = SHARED / "training" / "blackjack-ni-yoroshiku" / "vol01"
+PC = SHARED / "training" / "peppercarrot"
+CORPUS = SHARED / "corpus"
+Rgb = npt.NDArray[np.uint8]
+Box = tuple[int, int, int, int]
+
+STRESS_REAL: dict[str, dict[str, list[Box]]] = {
+    kind: {name: [tuple(b) for b in boxes] for name, boxes in pages.items()}  # type: ignore[misc]
+    for kind, pages in json.loads((ANNOTATIONS / "stress-real.json").read_text(encoding="utf-8"))["kinds"].items()
+}
+"""Hand-checked panels of the real corpus pages, in reading order (annotations/stress-real.json)."""
+
+
+@dataclass
+class Page:
+    image: Rgb
+    direction: str
+    panels: list[Box]
+    note: str = ""
+
+
+@dataclass
+class Art:
+    """Panel crops to fill constructed pages, by source."""
+
+    crops: dict[str, list[Rgb]] = field(default_factory=dict)
+
+    def pick(self, source: str, rng: np.random.Generator) -> Rgb:
+        pool = self.crops[source]
+        return pool[int(rng.integers(len(pool)))]
+
+
+# --- sources -----------------------------------------------------------------------------------------------
+
+
+def _rgb(path_or_bytes: Path | bytes) -> Rgb:
+    src = io.BytesIO(path_or_bytes) if isinstance(path_or_bytes, bytes) else path_or_bytes
+    return np.asarray(Image.open(src).convert("RGB"))
+
+
+def _cbz(path: Path) -> list[Rgb]:
+    with zipfile.ZipFile(path) as archive:
+        names = sorted(n for n in archive.namelist() if n.lower().endswith(".jpg") and "/._" not in n)
+        return [_rgb(archive.read(n)) for n in names]
+
+
+def _chilling_tales_story() -> Rgb:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(str(CORPUS / "golden-age" / "ChillingTales013.pdf"))
+    page = document[4]
+    return np.asarray(page.render(scale=2000 / page.get_height()).to_pil().convert("RGB"))
+
+
+def real_corpus_pages() -> dict[str, list[tuple[str, Rgb]]]:
+    buster = _cbz(CORPUS / "golden-age" / "BusterBear10.cbz")
+    return {
+        "golden-age": [(f"busterbear-p{i + 1}.jpg", img) for i, img in enumerate(buster)],
+        "newspaper-strip": [
+            ("baron-bean.jpg", _cbz(CORPUS / "newspaper-strips" / "baron-bean-strip.cbz")[0]),
+            ("dingbat-family.jpg", _cbz(CORPUS / "newspaper-strips" / "dingbat-family-strip.cbz")[0]),
+        ],
+    }
+
+
+def _crops_of(image: Rgb, boxes: list[Box], shrink: float) -> list[Rgb]:
+    out = []
+    for x, y, w, h in boxes:
+        dx, dy = int(w * shrink), int(h * shrink)
+        crop = image[y + dy : y + h - dy, x + dx : x + w - dx]
+        if min(crop.shape[:2]) >= 96:
+            out.append(np.ascontiguousarray(crop))
+    return out
+
+
+def load_art() -> Art:
+    art = Art()
+    bj: list[Rgb] = []
+    for name in ("bj01-a.json", "bj01-b.json"):
+        for page in json.loads((ANNOTATIONS / name).read_text(encoding="utf-8"))["pages"]:
+            number = int(page["image"][-10:-4])
+            if number >= 41 or len(page["panels"]) < 2:
+                continue  # pages 41-60 stay held out; a one-panel page is a cover, not panel art
+            image = _rgb(BJ / page["image"])
+            bj += _crops_of(image, [tuple(p["bbox"]) for p in page["panels"]], 0.05)
+    art.crops["bj"] = bj
+    from comic_narrator.reading.panels import detect_panels
+
+    pc: list[Rgb] = []
+    for episode in sorted(PC.glob("ep*")):
+        if not episode.is_dir() or int(episode.name[2:]) > 16:
+            continue
+        # Not the title header (P00) nor the closing page of patrons' names: they are text, not panel art.
+        for path in sorted(episode.glob("gfx_*.jpg"))[1:-1][::2]:
+            image = _rgb(path)
+            pc += _crops_of(image, list(detect_panels(image)), 0.05)
+    art.crops["pc"] = pc
+    golden: list[Rgb] = []
+    for name, image in real_corpus_pages()["golden-age"]:
+        golden += _crops_of(image, STRESS_REAL["golden-age"][name], 0.04)
+    art.crops["golden"] = golden
+    return art
+
+
+# --- drawing -----------------------------------------------------------------------------------------------
+
+
+def _fit(crop: Rgb, w: int, h: int, rng: np.random.Generator) -> Rgb:
+    ch, cw = crop.shape[:2]
+    scale = max(w / cw, h / ch) * rng.uniform(1.0, 1.3)
+    sw, sh = min(cw, max(1, int(w / scale))), min(ch, max(1, int(h / scale)))
+    x, y = int(rng.integers(0, cw - sw + 1)), int(rng.integers(0, ch - sh + 1))
+    return np.asarray(cv2.resize(crop[y : y + sh, x : x + sw], (max(1, w), max(1, h))), dtype=np.uint8)
+
+
+def _grey(image: Rgb) -> Rgb:
+    g = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    return np.ascontiguousarray(np.stack([g] * 3, axis=-1))
+
+
+@dataclass
+class Canvas:
+    image: Rgb
+    rng: np.random.Generator
+    art: Art
+    source: str
+    colour: bool
+    paper: int = 250
+    frame_px: int = 3
+    boxes: list[Box] = field(default_factory=list)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.image.shape[1], self.image.shape[0]
+
+    def fill(self, poly: npt.NDArray[np.int32], *, frame: bool = True, open_paper: bool = False) -> Box:
+        """Art inside a polygon (page pixels, may leave the page: a bleed); its clipped box is the panel."""
+        width, height = self.size
+        x, y, w, h = cv2.boundingRect(poly)
+        x0, y0, x1, y1 = max(0, x), max(0, y), min(width, x + w), min(height, y + h)
+        crop = _fit(self.art.pick(self.source, self.rng), x1 - x0, y1 - y0, self.rng)
+        if not self.colour:
+            crop = _grey(crop)
+        mask = np.zeros((height, width), np.uint8)
+        cv2.fillPoly(mask, [poly], 255)
+        sub = mask[y0:y1, x0:x1] > 0
+        if open_paper:
+            light = crop.mean(axis=2) > 175
+            crop = crop.copy()
+            crop[light] = self.paper
+        self.image[y0:y1, x0:x1][sub] = crop[sub]
+        if frame:
+            cv2.polylines(self.image, [poly], True, (0, 0, 0), self.frame_px, lineType=cv2.LINE_AA)
+        return (x0, y0, x1 - x0, y1 - y0)
+
+    def panel(self, poly: npt.NDArray[np.int32], **kw: bool) -> None:
+        self.boxes.append(self.fill(poly, **kw))
+
+    def balloon(self, cx: int, cy: int, vertical: bool, scale: float = 1.0) -> None:
+        width = self.size[0]
+        ax, ay = int(self.rng.uniform(0.035, 0.07) * width * scale), int(self.rng.uniform(0.06, 0.11) * width * scale)
+        if not vertical:
+            ax, ay = ay, ax
+        tip = (cx + int(self.rng.uniform(-1.6, 1.6) * ax), cy + int(self.rng.uniform(1.2, 1.8) * ay))
+        tail = np.array([[cx - ax // 4, cy], [cx + ax // 4, cy], tip], dtype=np.int32)
+        cv2.fillPoly(self.image, [tail], (255, 255, 255))
+        cv2.polylines(self.image, [tail], False, (0, 0, 0), 2)
+        cv2.ellipse(self.image, (cx, cy), (ax, ay), 0, 0, 360, (255, 255, 255), -1)
+        cv2.ellipse(self.image, (cx, cy), (ax, ay), 0, 0, 360, (0, 0, 0), 2, lineType=cv2.LINE_AA)
+        self.letters((cx - ax // 2, cy - ay // 2, ax, ay), vertical)
+
+    def caption(self, x: int, y: int, w: int, h: int, vertical: bool) -> None:
+        cv2.rectangle(self.image, (x, y), (x + w, y + h), (255, 255, 255), -1)
+        cv2.rectangle(self.image, (x, y), (x + w, y + h), (0, 0, 0), 2)
+        self.letters((x + 6, y + 6, w - 12, h - 12), vertical)
+
+    def letters(self, box: Box, vertical: bool) -> None:
+        x, y, w, h = box
+        size = max(6, int(0.016 * self.size[0]))
+        font = cv2.FONT_HERSHEY_SIMPLEX
+        text = "ABCDEFGHIJKLMNOPRSTUWY"
+        if vertical:
+            for cx in range(x + w - size, x, -int(size * 1.5)):
+                for cy in range(y + size, y + h - size // 2, int(size * 1.15)):
+                    if self.rng.random() < 0.85:
+                        ch = text[int(self.rng.integers(len(text)))]
+                        cv2.putText(self.image, ch, (cx, cy), font, size / 30, (20, 20, 20), 2, cv2.LINE_AA)
+        else:
+            for cy in range(y + size, y + h, int(size * 1.5)):
+                n = max(1, int(w / (size * 0.75)))
+                word = "".join(text[int(self.rng.integers(len(text)))] for _ in range(n))
+                cv2.putText(
+                    self.image,
+                    word[: int(n * self.rng.uniform(0.6, 1.0))],
+                    (x, cy),
+                    font,
+                    size / 30,
+                    (20, 20, 20),
+                    2,
+                    cv2.LINE_AA,
+                )
+
+    def breakout(self, px: int, py: int) -> None:
+        """A figure breaking out of its frame: an oval of art with an ink outline over a frame corner or edge."""
+        width = self.size[0]
+        bw, bh = int(self.rng.uniform(0.1, 0.18) * width), int(self.rng.uniform(0.12, 0.22) * width)
+        crop = _fit(self.art.pick(self.source, self.rng), bw, bh, self.rng)
+        if not self.colour:
+            crop = _grey(crop)
+        blob = np.zeros((bh, bw), np.uint8)
+        cv2.ellipse(blob, (bw // 2, bh // 2), (bw // 2 - 2, bh // 2 - 2), 0, 0, 360, 255, -1)
+        x0, y0 = px - bw // 2, py - bh // 2
+        xs, ys, xe, ye = max(0, x0), max(0, y0), min(width, x0 + bw), min(self.size[1], y0 + bh)
+        sel = blob[ys - y0 : ye - y0, xs - x0 : xe - x0] > 0
+        self.image[ys:ye, xs:xe][sel] = crop[ys - y0 : ye - y0, xs - x0 : xe - x0][sel]
+        cv2.ellipse(self.image, (px, py), (bw // 2 - 2, bh // 2 - 2), 0, 0, 360, (0, 0, 0), 3)
+
+
+def rect(x0: float, y0: float, x1: float, y1: float) -> npt.NDArray[np.int32]:
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64).round().astype(np.int32)
+
+
+def quad(
+    tl: tuple[float, float], tr: tuple[float, float], br: tuple[float, float], bl: tuple[float, float]
+) -> npt.NDArray[np.int32]:
+    return np.array([tl, tr, br, bl], dtype=np.float64).round().astype(np.int32)
+
+
+def _cuts(rng: np.random.Generator, lo: float, hi: float, parts: int, gutter: float) -> list[tuple[float, float]]:
+    weights = rng.uniform(0.7, 1.4, size=parts)
+    edges = lo + np.concatenate([[0], np.cumsum(weights)]) / weights.sum() * (hi - lo)
+    return [
+        (float(edges[i]) + (gutter / 2 if i else 0), float(edges[i + 1]) - (gutter / 2 if i < parts - 1 else 0))
+        for i in range(parts)
+    ]
+
+
+def _tiers(
+    c: Canvas, box: tuple[float, float, float, float], rtl: bool, gutter: float, tiers: int = 3, **kw: bool
+) -> None:
+    """Plain tiers of 1-3 panels inside box, read in order (right to left for rtl)."""
+    x0, y0, x1, y1 = box
+    for ty0, ty1 in _cuts(c.rng, y0, y1, tiers, gutter):
+        cols = _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), gutter)
+        for cx0, cx1 in cols[::-1] if rtl else cols:
+            c.panel(rect(cx0, ty0, cx1, ty1), **kw)
+
+
+def _new_canvas(
+    rng: np.random.Generator, art: Art, source: str, width: int, height: int, colour: bool = False
+) -> Canvas:
+    paper = 255 if colour else int(rng.integers(238, 256))
+    return Canvas(
+        np.full((height, width, 3), paper, np.uint8), rng, art, source, colour, paper, int(rng.integers(2, 6))
+    )
+
+
+def _finish(c: Canvas, vertical: bool, n_balloons: int) -> None:
+    for x, y, w, h in list(c.boxes)[:n_balloons]:
+        c.balloon(int(x + w * c.rng.uniform(0.3, 0.7)), int(y + h * c.rng.uniform(0.25, 0.45)), vertical)
+
+
+# --- kinds ----------------------------------------------------------------------------------------------------
+
+W, H = 1240, 1754
+MARGIN = 0.06
+
+
+def kind_borderless(c: Canvas) -> str:
+    g = c.rng.uniform(0.02, 0.035) * W
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    for i, (ty0, ty1) in enumerate(_cuts(c.rng, y0, y1, 3, g)):
+        cols = _cuts(c.rng, x0, x1, 2, g)
+        for j, (cx0, cx1) in enumerate(cols[::-1]):
+            borderless = (i + j) % 2 == 1
+            c.panel(rect(cx0, ty0, cx1, ty1), frame=not borderless, open_paper=borderless and i == 1)
+    _finish(c, True, 3)
+    return "every other panel without a frame; the middle tier's open art fades into the paper"
+
+
+def kind_bleed(c: Canvas) -> str:
+    g = c.rng.uniform(0.015, 0.03) * W
+    top = c.rng.uniform(0.3, 0.4) * H
+    c.panel(rect(-20, -20, W + 20, top), frame=True)  # bleeds off three edges
+    mid = _cuts(c.rng, top + g, (1 - MARGIN) * H - 0.3 * H, 1, g)[0]
+    cols = _cuts(c.rng, MARGIN * W, (1 - MARGIN) * W, 2, g)
+    for cx0, cx1 in cols[::-1]:
+        c.panel(rect(cx0, mid[0], cx1, mid[1]))
+    c.panel(rect(MARGIN * W if c.rng.random() < 0.5 else -20, mid[1] + g, W + 20, H + 20))  # bleeds off the bottom
+    _finish(c, True, 4)
+    return "first panel bleeds off the top and sides, the last off the bottom"
+
+
+def kind_breakout(c: Canvas) -> str:
+    g = c.rng.uniform(0.02, 0.03) * W
+    _tiers(c, (MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H), True, g, 3)
+    for x, y, w, h in c.boxes[:3]:
+        c.breakout(int(x + w * c.rng.uniform(0.3, 0.7)), y + h)
+    _finish(c, True, 2)
+    return "figures drawn across the bottom frame of three panels, over the gutter"
+
+
+def kind_slanted(c: Canvas) -> str:
+    g = c.rng.uniform(0.015, 0.03) * W
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    s1, s2 = c.rng.uniform(0.08, 0.2) * c.rng.choice([-1, 1]), c.rng.uniform(0.08, 0.2) * c.rng.choice([-1, 1])
+    ya, yb = y0 + 0.33 * (y1 - y0), y0 + 0.66 * (y1 - y0)
+
+    def hline(ym: float, s: float, x: float) -> float:
+        return ym + s * (x - (x0 + x1) / 2)
+
+    bands = [
+        (lambda x: y0, lambda x: hline(ya, s1, x) - g / 2),
+        (lambda x: hline(ya, s1, x) + g / 2, lambda x: hline(yb, s2, x) - g / 2),
+        (lambda x: hline(yb, s2, x) + g / 2, lambda x: y1),
+    ]
+    for i, (top, bot) in enumerate(bands):
+        n = 2 if i != 1 else 3
+        xs = [x0 + (x1 - x0) * k / n for k in range(n + 1)]
+        tilt = c.rng.uniform(0.1, 0.25) * (y1 - y0) / 3 * c.rng.choice([-1, 1])
+        panels = []
+        for k in range(n):
+            la = xs[k] + (g / 2 if k else 0)
+            rb = xs[k + 1] - (g / 2 if k < n - 1 else 0)
+            # vertical gutters lean: top end shifted by tilt
+            lt = la + (tilt * 0.5 if k else 0)
+            lb = la - (tilt * 0.5 if k else 0)
+            rt = rb + (tilt * 0.5 if k < n - 1 else 0)
+            rbm = rb - (tilt * 0.5 if k < n - 1 else 0)
+            panels.append(quad((lt, top(lt)), (rt, top(rt)), (rbm, bot(rbm)), (lb, bot(lb))))
+        for p in panels[::-1]:
+            c.panel(p)
+    _finish(c, True, 3)
+    return "slanted tier gutters and leaning column gutters"
+
+
+def kind_inset(c: Canvas) -> str:
+    g = c.rng.uniform(0.02, 0.03) * W
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    big_bottom = y0 + 0.62 * (y1 - y0)
+    c.panel(rect(x0, y0, x1, big_bottom))
+    # An inset over the splash's lower left, with a paper margin, and one overlapping the splash's bottom frame.
+    iw, ih = 0.3 * (x1 - x0), 0.22 * (big_bottom - y0)
+    ix, iy = x0 + 0.06 * (x1 - x0), big_bottom - ih - 0.08 * (big_bottom - y0)
+    cv2.rectangle(c.image, (int(ix - 10), int(iy - 10)), (int(ix + iw + 10), int(iy + ih + 10)), (c.paper,) * 3, -1)
+    c.panel(rect(ix, iy, ix + iw, iy + ih))
+    cols = _cuts(c.rng, x0, x1, 2, g)
+    lower: list[npt.NDArray[np.int32]] = [rect(cx0, big_bottom + g, cx1, y1) for cx0, cx1 in cols]
+    c.panel(lower[1])
+    # The last panel overlaps its neighbour: drawn over its corner with a paper margin.
+    ox0, oy0 = cols[0][0], big_bottom + g
+    ox1 = cols[0][1] + 0.12 * (x1 - x0)
+    oy1 = y1 - 0.1 * (y1 - big_bottom)
+    cv2.rectangle(c.image, (int(ox0), int(oy0)), (int(ox1 + 10), int(oy1 + 10)), (c.paper,) * 3, -1)
+    c.panel(rect(ox0, oy0, ox1, oy1))
+    _finish(c, True, 1)
+    return "an inset over a big panel's lower corner; a last panel drawn over its neighbour's corner"
+
+
+def kind_splash(c: Canvas) -> str:
+    if c.rng.random() < 0.5:
+        c.panel(rect(-10, -10, W + 10, H + 10), frame=False)
+        note = "full-bleed splash"
+    else:
+        c.panel(rect(MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H))
+        note = "framed splash"
+    x, y, w, h = c.boxes[0]
+    c.balloon(int(x + 0.75 * w), int(y + 0.2 * h), True, 1.3)
+    c.caption(int(x + 0.05 * w), int(y + 0.05 * h), int(0.12 * w), int(0.3 * h), True)
+    return note
+
+
+def kind_spread(c: Canvas) -> str:
+    g = c.rng.uniform(0.015, 0.03) * W
+    for page_x in (W, 0):  # right page first (manga)
+        _tiers(
+            c,
+            (page_x + MARGIN * W, MARGIN * H, page_x + (1 - MARGIN) * W, (1 - MARGIN) * H),
+            True,
+            g,
+            int(c.rng.choice([2, 3, 4])),
+        )
+    _finish(c, True, 4)
+    return "two-page spread, each page in tiers; the right page is read first"
+
+
+def kind_captions(c: Canvas) -> str:
+    g = c.rng.uniform(0.015, 0.025) * W
+    _tiers(c, (MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H), True, g, 3)
+    for x, y, w, h in c.boxes[:-1]:
+        # A caption box straddling the panel's bottom gutter, and a balloon across its left one.
+        cw, ch = int(0.22 * w), int(0.12 * H)
+        c.caption(int(x + 0.2 * w), int(y + h - ch / 2), cw, ch, True)
+        c.balloon(x, int(y + 0.35 * h), True)
+    return "caption boxes across the bottom gutters, balloons across the side ones"
+
+
+def kind_nested(c: Canvas) -> str:
+    g = c.rng.uniform(0.015, 0.03) * W
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    top = y0 + c.rng.uniform(0.18, 0.28) * (y1 - y0)
+    bottom = y1 - c.rng.uniform(0.0, 0.22) * (y1 - y0)
+    c.panel(rect(x0, y0, x1, top))
+    split = x0 + c.rng.uniform(0.4, 0.6) * (x1 - x0)
+    tall_right = c.rng.random() < 0.6
+    tall = rect(split + g / 2, top + g, x1, bottom) if tall_right else rect(x0, top + g, split - g / 2, bottom)
+    stack_x = (x0, split - g / 2) if tall_right else (split + g / 2, x1)
+    if tall_right:
+        c.panel(tall)
+    for sy0, sy1 in _cuts(c.rng, top + g, bottom, int(c.rng.choice([2, 3])), g):
+        c.panel(rect(stack_x[0], sy0, stack_x[1], sy1))
+    if not tall_right:
+        c.panel(tall)
+    if bottom < y1 - 0.05 * H:
+        c.panel(rect(x0, bottom + g, x1, y1))
+    _finish(c, True, 3)
+    return "a tall panel beside a stack (right: read first; left: read after the stack)"
+
+
+def kind_sunday(c: Canvas) -> str:
+    """A Sunday page: a title band, then tiers of 2-4 framed panels with narrow gutters, western order."""
+    width, height = c.size
+    g = c.rng.uniform(0.006, 0.012) * width
+    x0, x1 = 0.03 * width, 0.97 * width
+    title_bottom = 0.1 * height
+    c.letters((int(0.2 * width), int(0.03 * height), int(0.6 * width), int(0.05 * height)), False)
+    for ty0, ty1 in _cuts(c.rng, title_bottom, 0.97 * height, int(c.rng.choice([3, 4])), g):
+        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([2, 3, 4])), g):
+            c.panel(rect(cx0, ty0, cx1, ty1))
+    _finish(c, False, 6)
+    return "Sunday page: title band, 3-4 tiers of 2-4 panels, narrow gutters"
+
+
+def kind_strip(c: Canvas) -> str:
+    """A daily strip: 3-5 panels in one row sharing frame lines or with narrow gutters."""
+    width, height = c.size
+    g = 0.0 if c.rng.random() < 0.5 else c.rng.uniform(0.004, 0.01) * width
+    for cx0, cx1 in _cuts(c.rng, 0.01 * width, 0.99 * width, int(c.rng.choice([3, 4, 5])), g):
+        c.panel(rect(cx0, 0.04 * height, cx1, 0.96 * height))
+    _finish(c, False, 3)
+    return "daily strip" + (", panels sharing frame lines" if g == 0 else "")
+
+
+CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
+    "borderless": (kind_borderless, "rtl", (W, H), False),
+    "bleed": (kind_bleed, "rtl", (W, H), False),
+    "breakout": (kind_breakout, "rtl", (W, H), False),
+    "slanted": (kind_slanted, "rtl", (W, H), False),
+    "inset-overlap": (kind_inset, "rtl", (W, H), False),
+    "splash": (kind_splash, "rtl", (W, H), False),
+    "spread": (kind_spread, "rtl", (2 * W, H), False),
+    "captions-across": (kind_captions, "rtl", (W, H), False),
+    "nested": (kind_nested, "rtl", (W, H), False),
+    "sunday": (kind_sunday, "ltr", (1500, 2000), True),
+    "strip-constructed": (kind_strip, "ltr", (1600, 480), True),
+}
+
+
+# --- page conditions on real held-out pages -------------------------------------------------------------------
+
+
+def _resize(page: Page, height: int) -> Page:
+    s = height / page.image.shape[0]
+    w = round(page.image.shape[1] * s)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC
+    img = np.asarray(cv2.resize(page.image, (w, height), interpolation=interp), dtype=np.uint8)
+    return Page(img, page.direction, [tuple(round(v * s) for v in b) for b in page.panels])  # type: ignore[misc]
+
+
+def _jpeg(page: Page, rng: np.random.Generator) -> Page:
+    noisy = np.clip(page.image.astype(np.float32) + rng.normal(0, 7, page.image.shape), 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 20])
+    assert ok
+    return Page(cv2.imdecode(data, cv2.IMREAD_UNCHANGED), page.direction, page.panels)
+
+
+def _screentone(page: Page, rng: np.random.Generator) -> Page:
+    """Dot screentone over the light areas of every panel (skies, walls): gutters stay paper."""
+    img = page.image.copy()
+    h, w = img.shape[:2]
+    period = max(4, round(w / 200))
+    yy, xx = np.mgrid[0:h, 0:w]
+    dots = (((xx + yy) % period) ** 2 + ((xx - yy) % period) ** 2) < (period * 0.8) ** 2
+    for x, y, bw, bh in page.panels:
+        sub = img[y : y + bh, x : x + bw]
+        light = sub.mean(axis=2) > 200
+        tone = dots[y : y + bh, x : x + bw] & light
+        sub[tone] = rng.integers(60, 110)
+    return Page(img, page.direction, page.panels)
+
+
+def _dark(page: Page) -> Page:
+    """Night scenes: every panel's art inverted and darkened, the gutters left white."""
+    img = page.image.copy()
+    for x, y, bw, bh in page.panels:
+        sub = img[y : y + bh, x : x + bw].astype(np.float32)
+        img[y : y + bh, x : x + bw] = ((255 - sub) * 0.7).astype(np.uint8)
+    return Page(img, page.direction, page.panels)
+
+
+def _grey_paper(page: Page, rng: np.random.Generator) -> Page:
+    img = page.image.astype(np.float32) * np.array([0.86, 0.82, 0.74]) + rng.normal(0, 4, page.image.shape)
+    return Page(np.clip(img, 0, 255).astype(np.uint8), page.direction, page.panels)
+
+
+def _margins(page: Page, number: int) -> Page:
+    """Scanned-book margins: 9 % paper around the page, a running header and a page number in them."""
+    h, w = page.image.shape[:2]
+    mx, my = int(0.09 * w), int(0.07 * h)
+    img = np.full((h + 2 * my, w + 2 * mx, 3), 250, np.uint8)
+    img[my : my + h, mx : mx + w] = page.image
+    scale = w / 900
+    cv2.putText(img, "CHAPTER 3  THE PATIENT", (mx, int(my * 0.6)), cv2.FONT_HERSHEY_SIMPLEX, scale, (40,) * 3, 2)
+    cv2.putText(
+        img, str(number), (w // 2 + mx, h + my + int(my * 0.6)), cv2.FONT_HERSHEY_SIMPLEX, scale * 1.2, (40,) * 3, 2
+    )
+    return Page(img, page.direction, [(x + mx, y + my, bw, bh) for x, y, bw, bh in page.panels])
+
+
+def _skew(page: Page) -> Page:
+    h, w = page.image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), 1.2, 1.0)
+    img = cv2.warpAffine(page.image, m, (w, h), borderValue=(255, 255, 255))
+    boxes = []
+    for x, y, bw, bh in page.panels:
+        pts = np.array([[x, y], [x + bw, y], [x + bw, y + bh], [x, y + bh]], np.float64)
+        moved = pts @ m[:, :2].T + m[:, 2]
+        bx0, by0 = moved.min(axis=0).clip(0)
+        bx1, by1 = np.minimum(moved.max(axis=0), [w, h])
+        boxes.append((round(bx0), round(by0), round(bx1 - bx0), round(by1 - by0)))
+    return Page(np.asarray(img, np.uint8), page.direction, boxes)
+
+
+def held_out_pages() -> list[tuple[str, Page]]:
+    """Black Jack p. 41-60 (every other page) and Pepper&Carrot ep. 17, with their hand-annotated panels."""
+    out: list[tuple[str, Page]] = []
+    gt = json.loads((ANNOTATIONS / "bj01-b.json").read_text(encoding="utf-8"))
+    for page in gt["pages"]:
+        number = int(page["image"][-10:-4])
+        if 41 <= number <= 60 and number % 2:
+            out.append(
+                (f"bj{number}", Page(_rgb(BJ / page["image"]), "rtl", [tuple(p["bbox"]) for p in page["panels"]]))
+            )
+    pc = json.loads((CORPUS / "peppercarrot-ep17" / "gt.json").read_text(encoding="utf-8"))
+    for page in pc["pages"]:
+        out.append(
+            (
+                f"pc17-{page['image'][:-4]}",
+                Page(
+                    _rgb(CORPUS / "peppercarrot-ep17" / page["image"]),
+                    "ltr",
+                    [tuple(p["bbox"]) for p in page["panels"]],
+                ),
+            )
+        )
+    return out
+
+
+CONDITIONS: dict[str, Callable[[Page, np.random.Generator, int], Page]] = {
+    "small-scan": lambda p, rng, n: _resize(p, 800),
+    "large-scan": lambda p, rng, n: _resize(p, 3000),
+    "jpeg-noise": lambda p, rng, n: _jpeg(_resize(p, 1100), rng),
+    "screentone": lambda p, rng, n: _screentone(p, rng),
+    "dark-panels": lambda p, rng, n: _dark(p),
+    "grey-paper": lambda p, rng, n: _grey_paper(p, rng),
+    "page-margins": lambda p, rng, n: _margins(p, n),
+    "skewed-scan": lambda p, rng, n: _skew(p),
+}
+
+
+# --- output ---------------------------------------------------------------------------------------------------
+
+
+def _write(folder: Path, pages: list[tuple[str, Page]], source: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for name, page in pages:
+        Image.fromarray(page.image).save(folder / name, quality=92)
+        entry = {
+            "image": name,
+            "width": int(page.image.shape[1]),
+            "height": int(page.image.shape[0]),
+            "reading_direction": page.direction,
+            "panels": [{"order": i + 1, "bbox": [int(v) for v in b], "texts": []} for i, b in enumerate(page.panels)],
+        }
+        if page.note:
+            entry["note"] = page.note
+        entries.append(entry)
+    gt = {
+        "source": source,
+        "box_accuracy": "exact for constructed pages; +-10 px for hand-checked real pages",
+        "pages": entries,
+    }
+    (folder / "gt.json").write_text(json.dumps(gt, indent=1) + "\n", encoding="utf-8")
+
+
+SOURCES = {
+    "bj": "Black Jack ni Yoroshiku (c) Shuho Sato, Manga on Web (pages 2-40)",
+    "pc": "Pepper&Carrot, CC BY 4.0, David Revoy, www.peppercarrot.com (episodes 1-16)",
+    "golden": "Buster Bear #10 (Quality Comics, public domain, Digital Comic Museum)",
+}
+
+
+def build(out_dir: Path, seed: int, per_kind: int, kinds: set[str] | None = None) -> None:
+    rng = np.random.default_rng(seed)
+    art = load_art()
+    order = ["bj", "golden", "pc"]
+    for kind, (draw, direction, (width, height), colour) in CONSTRUCTED.items():
+        if kinds and kind not in kinds:
+            continue
+        pages = []
+        for i in range(per_kind):
+            source = order[i % 3] if not colour else ("pc" if i % 2 == 0 else "golden")
+            c = _new_canvas(rng, art, source, width, height, colour)
+            note = draw(c)
+            pages.append((f"{kind}-{i + 1:02d}-{source}.jpg", Page(c.image, direction, c.boxes, note)))
+        _write(out_dir / kind, pages, "constructed from panel crops: " + "; ".join(SOURCES.values()))
+    real = real_corpus_pages()
+    for kind, named in STRESS_REAL.items():
+        if kinds and kind not in kinds:
+            continue
+        pages = [(name, Page(img, "ltr", named[name])) for name, img in real[kind] if name in named]
+        _write(out_dir / kind, pages, "public domain corpus pages (../shared/corpus), panels hand-checked")
+    if kinds and not kinds & set(CONDITIONS):
+        return
+    held = held_out_pages()
+    for kind, transform in CONDITIONS.items():
+        if kinds and kind not in kinds:
+            continue
+        pages = [(f"{name}.jpg", transform(page, rng, 20 + i)) for i, (name, page) in enumerate(held)]
+        _write(
+            out_dir / kind,
+            pages,
+            "Black Jack ni Yoroshiku (c) Shuho Sato, Manga on Web (p. 41-59, odd pages); "
+            "Pepper&Carrot ep. 17, CC BY 4.0, David Revoy; transformed",
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--per-kind", type=int, default=6)
+    parser.add_argument("--kinds", default="", help="comma-separated subset")
+    args = parser.parse_args()
+    build(args.out_dir, args.seed, args.per_kind, set(args.kinds.split(",")) - {""} or None)
+
+
+if __name__ == "__main__":
+    main()
