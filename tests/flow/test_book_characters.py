@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from comic_narrator.artifacts import Book, BookCharacters, PageImage, PageReading, ScriptLine
+from comic_narrator.artifacts import (
+    Book,
+    BookCharacters,
+    CharacterSource,
+    PageImage,
+    PageReading,
+    Script,
+    ScriptLine,
+)
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import RunConfig, VoiceConfig
 from comic_narrator.flow.engines import Engines
@@ -58,11 +66,17 @@ class CountingReads(LocalExecutor):
             yield page, read
 
 
-def _stream(folder: Path, work: Path, executor: ReversedReads | LocalExecutor) -> Streamed:
-    run = RunConfig(folder, work.parent / "out.mp4", work, voice=VoiceConfig(quality="fast"))
+def _stream(
+    folder: Path,
+    work: Path,
+    executor: ReversedReads | LocalExecutor,
+    script: Script | None = None,
+    cast_file: Path | None = None,
+) -> Streamed:
+    run = RunConfig(folder, work.parent / "out.mp4", work, voice=VoiceConfig(quality="fast", cast_file=cast_file))
     book = load_or_ingest(folder, run.ingest, work)
     with RapidOcrEngine() as ocr, open_voice_bank(run.voice) as bank:
-        return stream_pages(book, run, Engines(ocr=ocr, bank=bank), executor)
+        return stream_pages(book, run, Engines(ocr=ocr, bank=bank), executor, script=script)
 
 
 def _files(folder: Path) -> dict[str, int]:
@@ -129,13 +143,51 @@ def test_a_renamed_speaker_joins_the_book_and_a_failed_page_gives_its_lines_back
     """An edited script's new speaker (a review renamed char2 to 'Pepper') is a character of the book from its first
     line; the lines of a page that could not be voiced are taken back."""
     book = CharacterBook(link=False)
-    book.add_page(_page(0, "char1", "char2"))
+    page = _page(0, "char1", "char2")
+    book.add_page(page)
     line = ScriptLine(id="p001-t02", page=0, panel=0, speaker="Pepper", kind="speech", text="hi")
     other = line.model_copy(update={"id": "p001-t01", "speaker": "char1"})
-    counted = book.add_lines([other, line])
+    counted = book.add_lines([other, line], reading=page)
+    assert counted.characters[2].sources == [CharacterSource(page=0, speaker="char2", regions=1)]
     assert [(c.id, c.first_page, c.lines) for c in counted.characters] == [
         ("char1", 0, 1),
         ("char2", 0, 0),
         ("Pepper", 0, 1),
     ]
     assert with_lines(counted, [other], removed=True).characters[0].lines == 0
+
+
+def test_a_review_that_renames_and_re_voices_a_character_acts_on_the_book(book: Path, tmp_path: Path) -> None:
+    """The edited script (review's script.json) gives every line of the book's busiest character to "pepper",
+    and the review's cast file gives pepper a voice and a name: characters.json links pepper to that character's
+    page-local ids, moves its lines, and records the voice, which the lines are then said with."""
+    work = tmp_path / "w"
+    first = _stream(book, work, LocalExecutor(RunConfig(book, tmp_path / "o.mp4", work), None))
+    lead = max(first.characters.characters, key=lambda c: c.lines)
+    edited = Script(
+        lang=first.script.lang,
+        lines=[
+            line.model_copy(update={"speaker": "pepper"}) if line.speaker == lead.id else line
+            for line in first.script.lines
+        ],
+    )
+    taken = {m.voice for m in first.cast.members} if first.cast is not None else set()
+    voice = next(v for v in ("en-joe-girl", "en-joe-young", "en-joe-deep") if v not in taken)
+    cast_file = tmp_path / "review-cast.yaml"
+    cast_file.write_text(f"pepper: {{voice: {voice}, name: Pepper}}\n", encoding="utf-8")
+    again = _stream(book, work, LocalExecutor(RunConfig(book, tmp_path / "o.mp4", work), None), edited, cast_file)
+    characters = read_artifact(work / "characters.json", BookCharacters)
+    pepper, old = characters.get("pepper"), characters.get(lead.id)
+    assert pepper is not None and old is not None
+    assert (pepper.name, pepper.voice, pepper.lines) == ("Pepper", voice, lead.lines)
+    assert (old.lines, old.voice) == (0, None)
+    assert [(s.page, s.speaker) for s in pepper.sources] == [(s.page, s.speaker) for s in lead.sources if s.regions]
+    assert pepper.first_page == lead.first_page
+    spoken = {
+        clip.voice
+        for work_page in again.pages
+        for clip in work_page.clips
+        for line in work_page.lines
+        if line.id == clip.line_id and line.speaker == "pepper"
+    }
+    assert spoken == {voice}

@@ -210,7 +210,7 @@ def stream_pages(
 
     def voice_through(work: PageWork, lang_now: Literal["en", "ja"]) -> None:
         work.lines = source.lines_for(work.reading, run)
-        characters.add_lines(work.lines)
+        characters.add_lines(work.lines, reading=work.reading)
         if run.vision_only or casting is None or engines.bank is None:
             done.append(work)
             write_artifact(run.work_dir / "characters.json", characters.characters)

@@ -8,6 +8,7 @@ cache key never holds another page's ids)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -45,9 +46,15 @@ class CharacterBook:
         """A page that was not read (its reading failed): it names nobody, but it counts as read."""
         self.characters = self.characters.model_copy(update={"pages": self.characters.pages + 1})
 
-    def add_lines(self, lines: Sequence[ScriptLine], removed: bool = False) -> BookCharacters:
-        """The page's script lines counted (``removed``: taken back, when the page could not be voiced)."""
+    def add_lines(
+        self, lines: Sequence[ScriptLine], removed: bool = False, reading: PageReading | None = None
+    ) -> BookCharacters:
+        """The page's script lines counted (``removed``: taken back, when the page could not be voiced); with
+        the page's ``reading``, a line given to somebody else than its balloon's speaker links that balloon's
+        page-local id to them."""
         self.characters = with_lines(self.characters, lines, removed)
+        if reading is not None and not removed:
+            self.characters = with_reattributed(self.characters, lines, reading)
         return self.characters
 
 
@@ -110,6 +117,33 @@ def with_lines(characters: BookCharacters, lines: Sequence[ScriptLine], removed:
         elif count > 0:
             found[speaker] = len(updated)
             updated.append(BookCharacter(id=speaker, first_page=first_page[speaker], lines=count))
+    return characters.model_copy(update={"characters": updated})
+
+
+WRITTEN_LINE = re.compile(r"p(\d+)-t(\d+)")
+"""The id the script writer gives a line: its page and its balloon's place in the page's texts, from 1."""
+
+
+def with_reattributed(characters: BookCharacters, lines: Sequence[ScriptLine], reading: PageReading) -> BookCharacters:
+    """``characters`` where a line of ``reading``'s page whose speaker an edited script changed (a review renamed
+    a character, or gave a balloon to another) links its balloon's page-local id to the line's speaker."""
+    found = {c.id: n for n, c in enumerate(characters.characters)}
+    updated = list(characters.characters)
+    moved: Counter[tuple[str, str]] = Counter()
+    for line in lines:
+        written = WRITTEN_LINE.fullmatch(line.id)
+        if written is None or int(written.group(1)) != reading.page + 1 or line.speaker not in found:
+            continue
+        number = int(written.group(2))
+        balloon = reading.texts[number - 1].speaker if 0 < number <= len(reading.texts) else None
+        if balloon is None or balloon == line.speaker or balloon not in found:
+            continue
+        own = [s.speaker for s in characters.characters[found[balloon]].sources if s.page == characters.pages - 1]
+        moved[(line.speaker, own[0] if own else balloon)] += 1
+    for (speaker, local_id), count in moved.items():
+        known = updated[found[speaker]]
+        source = CharacterSource(page=characters.pages - 1, speaker=local_id, regions=count)
+        updated[found[speaker]] = known.model_copy(update={"sources": [*known.sources, source]})
     return characters.model_copy(update={"characters": updated})
 
 
