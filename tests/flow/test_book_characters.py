@@ -4,6 +4,7 @@ Pepper&Carrot ep. 17 pages of ../shared/corpus, the local reader with rapidocr, 
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from comic_narrator.artifacts import (
     ScriptLine,
 )
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.cli import main
 from comic_narrator.config import RunConfig, VoiceConfig
 from comic_narrator.flow.engines import Engines
 from comic_narrator.flow.executor import LocalExecutor, PageRead
@@ -92,7 +94,9 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_pages_finishing_out_of_order_give_the_same_characters_and_voices(book: Path, tmp_path: Path) -> None:
+def test_pages_finishing_out_of_order_give_the_same_characters_and_voices(
+    book: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     in_order = _stream(book, tmp_path / "a", LocalExecutor(RunConfig(book, tmp_path / "a.mp4", tmp_path / "a"), None))
     backwards = ReversedReads()
     reversed_run = _stream(book, tmp_path / "b", backwards)
@@ -128,6 +132,16 @@ def test_pages_finishing_out_of_order_give_the_same_characters_and_voices(book: 
     assert _files(tmp_path / "a" / "clips") == clips
     assert (tmp_path / "a" / "characters.json").read_bytes() == written
     assert rerun.cast == in_order.cast
+
+    # `read --json` prints the same book-wide ids, and leaves the same who-is-who (without lines and voices).
+    assert main(["read", str(book), "--json", "--work-dir", str(tmp_path / "a")]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    speakers = [[t["speaker"] for t in page["texts"]] for page in printed["pages"]]
+    assert speakers == [[t.speaker for t in work.reading.texts] for work in in_order.pages]
+    read_characters = read_artifact(tmp_path / "a" / "characters.json", BookCharacters)
+    assert read_characters.characters == [
+        c.model_copy(update={"lines": 0, "voice": None}) for c in characters.characters
+    ]
 
 
 def _page(page: int, *speakers: str) -> PageReading:
