@@ -92,27 +92,55 @@ class TurnState:
     """The character of each line since the last commit."""
 
 
-def _dirichlet_log(count: int, total: int, prior: float, kinds: int) -> float:
-    """Log of the predictive probability of one kind, divided by a new character's (uniform) probability."""
-    return math.log((count + prior) / (total + kinds * prior) * kinds)
+def _habit_log(own: dict[str, int], everyone: dict[str, int], kind: str, prior: float, kinds: int) -> float:
+    """How much likelier a character is to say ``kind`` (a register, a pronoun) than a character not seen yet:
+    log of its Dirichlet-multinomial predictive over the share of ``kind`` among everyone's lines so far. The
+    pseudo-counts (``prior`` each) follow that share, so a habit everybody has (blunt lines in a book of men)
+    tells little and a rare one (the one polite speaker) tells a lot."""
+    share = (everyone.get(kind, 0) + 1) / (sum(everyone.values()) + kinds)
+    mine = (own.get(kind, 0) + prior * kinds * share) / (sum(own.values()) + prior * kinds)
+    return math.log(mine / share)
 
 
-def _evidence(cues: TurnCues, character: Character, line: SpokenLine) -> float:
+@dataclass(frozen=True)
+class _Everyone:
+    """The habits of all the characters of a hypothesis added up: the baseline a character is compared with."""
+
+    registers: dict[str, int]
+    pronouns: dict[str, int]
+    endings: dict[str, int]
+
+    @staticmethod
+    def of(state: TurnState) -> _Everyone:
+        registers: dict[str, int] = {}
+        pronouns: dict[str, int] = {}
+        endings: dict[str, int] = {}
+        for character in state.characters:
+            for r, n in zip(_REGISTERS, character.registers, strict=True):
+                registers[r] = registers.get(r, 0) + n
+            for k, n in character.pronouns:
+                pronouns[k] = pronouns.get(k, 0) + n
+            for k, n in character.endings:
+                endings[k] = endings.get(k, 0) + n
+        return _Everyone(registers, pronouns, endings)
+
+
+def _evidence(cues: TurnCues, character: Character, everyone: _Everyone, line: SpokenLine) -> float:
     """Log-odds the words of ``line`` give for ``character`` against a character not seen before."""
     score = 0.0
     if line.register is not None and cues.register:
-        r = _REGISTERS.index(line.register)
-        score += cues.register * _dirichlet_log(
-            character.registers[r], sum(character.registers), cues.register_prior, len(_REGISTERS)
+        own = dict(zip(_REGISTERS, character.registers, strict=True))
+        score += cues.register * _habit_log(
+            own, everyone.registers, line.register, cues.register_prior, len(_REGISTERS)
         )
     if line.pronoun is not None and cues.pronoun:
-        used = dict(character.pronouns)
-        score += cues.pronoun * _dirichlet_log(
-            used.get(line.pronoun, 0), sum(used.values()), cues.pronoun_prior, _PRONOUN_KINDS
+        score += cues.pronoun * _habit_log(
+            dict(character.pronouns), everyone.pronouns, line.pronoun, cues.pronoun_prior, _PRONOUN_KINDS
         )
     if line.ending is not None and cues.ending:
-        ends = dict(character.endings)
-        score += cues.ending * _dirichlet_log(ends.get(line.ending, 0), sum(ends.values()), cues.ending_prior, _ENDINGS)
+        score += cues.ending * _habit_log(
+            dict(character.endings), everyone.endings, line.ending, cues.ending_prior, _ENDINGS
+        )
     if character.names.intersection(line.calls):
         score -= cues.calls
     return score
@@ -192,11 +220,12 @@ def step(cues: TurnCues, beam: list[TurnState], line: SpokenLine) -> list[TurnSt
     """Every hypothesis of ``beam`` extended by each speaker ``line`` may have; the ``cues.beam`` best kept."""
     grown: list[tuple[float, int, int]] = []
     for b, state in enumerate(beam):
+        everyone = _Everyone.of(state)
         for c, prior in enumerate(_priors(cues, state, line)):
             if prior == -math.inf:
                 continue
             known = c < len(state.characters)
-            evidence = _evidence(cues, state.characters[c], line) if known else 0.0
+            evidence = _evidence(cues, state.characters[c], everyone, line) if known else 0.0
             grown.append((state.score + prior + evidence, b, c))
     grown.sort(key=lambda g: -g[0])
     return [extend(beam[b], line, c, score) for score, b, c in grown[: max(1, cues.beam)]]
