@@ -159,6 +159,7 @@ def test_a_renamed_speaker_joins_the_book_and_a_failed_page_gives_its_lines_back
     book = CharacterBook(link=False)
     page = _page(0, "char1", "char2")
     book.add_page(page)
+    book.add_page(_page(1, "char1"))  # read while the book's language was not yet told: its lines come later
     line = ScriptLine(id="p001-t02", page=0, panel=0, speaker="Pepper", kind="speech", text="hi")
     other = line.model_copy(update={"id": "p001-t01", "speaker": "char1"})
     counted = book.add_lines([other, line], reading=page)

@@ -138,11 +138,11 @@ def with_reattributed(characters: BookCharacters, lines: Sequence[ScriptLine], r
         balloon = reading.texts[number - 1].speaker if 0 < number <= len(reading.texts) else None
         if balloon is None or balloon == line.speaker or balloon not in found:
             continue
-        own = [s.speaker for s in characters.characters[found[balloon]].sources if s.page == characters.pages - 1]
+        own = [s.speaker for s in characters.characters[found[balloon]].sources if s.page == reading.page]
         moved[(line.speaker, own[0] if own else balloon)] += 1
     for (speaker, local_id), count in moved.items():
         known = updated[found[speaker]]
-        source = CharacterSource(page=characters.pages - 1, speaker=local_id, regions=count)
+        source = CharacterSource(page=reading.page, speaker=local_id, regions=count)
         updated[found[speaker]] = known.model_copy(update={"sources": [*known.sources, source]})
     return characters.model_copy(update={"characters": updated})
 
