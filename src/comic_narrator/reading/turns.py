@@ -118,10 +118,10 @@ class _Everyone:
         for character in state.characters:
             for r, n in zip(_REGISTERS, character.registers, strict=True):
                 registers[r] = registers.get(r, 0) + n
-            for k, n in character.pronouns:
-                pronouns[k] = pronouns.get(k, 0) + n
-            for k, n in character.endings:
-                endings[k] = endings.get(k, 0) + n
+            for pronoun, n in character.pronouns:
+                pronouns[pronoun] = pronouns.get(pronoun, 0) + n
+            for ending, n in character.endings:
+                endings[ending] = endings.get(ending, 0) + n
         return _Everyone(registers, pronouns, endings)
 
 
@@ -129,13 +129,17 @@ def _evidence(cues: TurnCues, character: Character, everyone: _Everyone, line: S
     """Log-odds the words of ``line`` give for ``character`` against a character not seen before."""
     score = 0.0
     if line.register is not None and cues.register:
-        own = dict(zip(_REGISTERS, character.registers, strict=True))
+        own: dict[str, int] = dict(zip(_REGISTERS, character.registers, strict=True))
         score += cues.register * _habit_log(
             own, everyone.registers, line.register, cues.register_prior, len(_REGISTERS)
         )
     if line.pronoun is not None and cues.pronoun:
         score += cues.pronoun * _habit_log(
-            dict(character.pronouns), everyone.pronouns, line.pronoun, cues.pronoun_prior, _PRONOUN_KINDS
+            {str(k): n for k, n in character.pronouns},
+            everyone.pronouns,
+            line.pronoun,
+            cues.pronoun_prior,
+            _PRONOUN_KINDS,
         )
     if line.ending is not None and cues.ending:
         score += cues.ending * _habit_log(
