@@ -86,6 +86,9 @@ def test_a_line_that_calls_someone_is_not_said_by_them() -> None:
     assert called_names("スゴイな……牛田さん……") == ("牛田",)
     assert called_names("先生!! 早く手術場に入って下さい!!") == ("先生",)
     assert called_names("今夜から君一人だ") == ()  # 君 as "you", not an honorific
+    # A bare family name said at the end of a line, after a word or a pause, is a call too.
+    assert [called_names(t) for t in ("なあ斉藤……", "ホラ 斉藤!", "もっと術野を広げろ斉藤")] == [("斉藤",)] * 3
+    assert called_names("病院の数だ") == () and called_names("永禄大学医学部卒……") == ()
     # The answer to a call gets the name; a later call of it is said by someone else, though continuing favours
     # whoever spoke last.
     panels = [

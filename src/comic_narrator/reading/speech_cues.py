@@ -40,6 +40,9 @@ _PRONOUNS: tuple[tuple[Pronoun, re.Pattern[str]], ...] = (
 _HONORIFIC = r"(?:さん|さま|様|くん|君|ちゃん|先生|先輩|殿|氏)"
 _TITLES = r"(?:先生|院長|部長|課長|社長|教授|博士|婦長|師長|隊長|船長|先輩|ドクター)"
 _CALL = re.compile(rf"([一-龥ァ-ヴー]{{1,6}}){_HONORIFIC}|{_TITLES}")
+# A bare name called at the end of a line, after a word or a pause (なあ斉藤……, ホラ 斉藤!, 広げろ斉藤): two or
+# three kanji, as most family names are.
+_BARE_CALL = re.compile(r"(?<=[ぁ-んァ-ヴ…‥!?！？、 　])([一-龥]{2,3})[!?！？…‥。ー]*$")
 
 
 # How spoken Japanese ends and narration does not: sentence-final particles (よ, な, ね, か, ぞ, ぜ, わ, さ), polite
@@ -101,7 +104,7 @@ def first_person(text: str) -> Pronoun | None:
 def called_names(text: str) -> tuple[str, ...]:
     """Names and titles the line calls (牛田さん -> 牛田; 先生 and 院長 as themselves), in order, once each."""
     out: list[str] = []
-    for m in _CALL.finditer(text):
+    for m in [*_CALL.finditer(text), *_BARE_CALL.finditer(text.strip())]:
         name = m.group(1) or m.group(0)
         if name not in out:
             out.append(name)
