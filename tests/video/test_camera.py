@@ -10,7 +10,7 @@ import pytest
 
 from comic_narrator.artifacts import BookReading, CameraPlan, PageReading, Panel, ShotTiming, Timing
 from comic_narrator.config import ASPECT_SIZE_PX, RenderConfig
-from comic_narrator.video.camera import TRANSITION_S, fit_aspect, focus_at, plan_camera, rect_at
+from comic_narrator.video.camera import TRANSITION_S, fit_aspect, focus_at, pan_views, plan_camera, rect_at
 from comic_narrator.video.color import rgb_to_i420, ycbcr_of
 from comic_narrator.video.frames import PagePyramid, dim_outside
 from tests.conftest import corpus_path
@@ -269,3 +269,69 @@ def test_the_reader_places_the_speakers_of_a_real_page() -> None:
     assert all(0 <= t.speaker_xy[0] <= page.width and 0 <= t.speaker_xy[1] <= page.height for t in spoken)  # type: ignore[index]
     placed = [p for p in range(len(page.panels)) if speaker_figure(page, p) is not None]
     assert placed
+
+
+def _two_pages_timing(fps: int = 30) -> tuple[BookReading, Timing]:
+    """The page of _reading() twice; the second page's last panel shot lasts two frames (too short to glide)."""
+    first = _reading().pages[0]
+    reading = BookReading(source="t", lang="en", pages=[first, first.model_copy(update={"page": 1})])
+    shots, start = [], 0
+    for page, panel, frames in [(0, -1, 45), (0, 0, 60), (0, 1, 60), (1, 0, 60), (1, 1, 2)]:
+        shots.append(
+            ShotTiming(
+                page=page,
+                panel=panel,
+                start_s=start / fps,
+                duration_s=frames / fps,
+                frames=frames,
+                line_ids=[],
+                line_starts_s=[],
+            )
+        )
+        start += frames
+    return reading, Timing(fps=fps, sample_rate_hz=48_000, shots=shots, duration_s=start / fps)
+
+
+def test_the_first_shot_and_a_new_page_s_first_shot_start_on_their_own_view() -> None:
+    """No glide into the video's first frame, nor across a page turn (the transition covers that), even when
+    the page turned to ends where the other began."""
+    one_page = plan_camera(_reading(), _timing(), RenderConfig())
+    assert rect_at(one_page, 0, 0) == pytest.approx(one_page.shots[0].rect_from, abs=1e-9)
+    plan = plan_camera(*_two_pages_timing(), RenderConfig())
+    assert plan.shots[3].page == 1 and plan.shots[2].page == 0
+    assert rect_at(plan, 3, 0) == pytest.approx(plan.shots[3].rect_from, abs=1e-9)
+    assert max(abs(a - b) for a, b in zip(plan.shots[2].rect_to, plan.shots[3].rect_from, strict=True)) > 50
+    assert focus_at(plan, 3, 0) == (plan.shots[3].focus, 1.0), "a new page's panel is lit at once"
+    # A glide within a page starts from where the previous shot ended.
+    assert rect_at(plan, 2, 0) == pytest.approx(plan.shots[1].rect_to, abs=1e-6)
+
+
+def test_a_shot_too_short_to_glide_cuts_to_its_own_view() -> None:
+    plan = plan_camera(*_two_pages_timing(), RenderConfig())
+    last = len(plan.shots) - 1
+    assert plan.shots[last].frames == 2
+    assert rect_at(plan, last, 0) == pytest.approx(plan.shots[last].rect_from, abs=1e-9)
+    assert focus_at(plan, last, 0) == (plan.shots[last].focus, 1.0)
+
+
+def test_the_bright_panel_glides_from_one_panel_to_the_next_fully_dimmed_around() -> None:
+    plan = plan_camera(_reading(), _timing(), RenderConfig())
+    glide = int(TRANSITION_S * plan.fps)
+    before, after = plan.shots[1].focus, plan.shots[2].focus
+    assert before is not None and after is not None
+    rect, strength = focus_at(plan, 2, glide // 2)
+    assert strength == 1.0
+    assert rect is not None
+    for k in range(4):
+        low, high = sorted((before[k], after[k]))
+        assert low <= rect[k] <= high
+    assert rect != before and rect != after
+    assert focus_at(plan, 2, glide) == (after, 1.0)
+
+
+def test_a_wide_panel_too_small_to_travel_across_is_fitted_not_panned() -> None:
+    """At 16:9 a panel over 3.56 times as wide as tall is panned, unless the closest view allowed (360 page px
+    across the short side) already covers over 80 % of it."""
+    assert pan_views((0.0, 0.0, 700.0, 150.0), 16 / 9, "ltr") is None
+    start, end = pan_views((0.0, 0.0, 2100.0, 450.0), 16 / 9, "ltr") or (None, None)
+    assert start is not None and end is not None and start[0] < end[0]
