@@ -40,9 +40,6 @@ _PRONOUNS: tuple[tuple[Pronoun, re.Pattern[str]], ...] = (
 _HONORIFIC = r"(?:さん|さま|様|くん|君|ちゃん|先生|先輩|殿|氏)"
 _TITLES = r"(?:先生|院長|部長|課長|社長|教授|博士|婦長|師長|隊長|船長|先輩|ドクター)"
 _CALL = re.compile(rf"([一-龥ァ-ヴー]{{1,6}}){_HONORIFIC}|{_TITLES}")
-# A bare name called at the end of a line, after a word or a pause (なあ斉藤……, ホラ 斉藤!, 広げろ斉藤): two or
-# three kanji, as most family names are.
-_BARE_CALL = re.compile(r"(?<=[ぁ-んァ-ヴ…‥!?！？、 　])([一-龥]{2,3})[!?！？…‥。ー]*$")
 
 
 # How spoken Japanese ends and narration does not: sentence-final particles (よ, な, ね, か, ぞ, ぜ, わ, さ), polite
@@ -104,13 +101,15 @@ def first_person(text: str) -> Pronoun | None:
 def called_names(text: str) -> tuple[str, ...]:
     """Names and titles the line calls (牛田さん -> 牛田; 先生 and 院長 as themselves), in order, once each."""
     out: list[str] = []
-    for m in [*_CALL.finditer(text), *_BARE_CALL.finditer(text.strip())]:
+    for m in _CALL.finditer(text):
         name = m.group(1) or m.group(0)
         if name not in out:
             out.append(name)
     return tuple(out)
 
 
+_QUESTION = re.compile(r"[?？]$|(?<!と)か$")
+"""A question mark, or a final か that is no list's とか (物体とか: "things like objects")."""
 _PLAIN_LETTERS = 8
 """Letters (kana and kanji) a line without marks needs for its plain form (no です/ます) to count as blunt speech
 rather than a fragment: said to an equal or below, as the blunt marks are."""
@@ -125,6 +124,6 @@ def line_cues(text: str) -> LineCues:
         register=register,
         pronoun=first_person(text),
         calls=called_names(text),
-        question=stripped.endswith(("?", "？", "か")),
+        question=bool(_QUESTION.search(stripped)),
         ending=line_ending(text),
     )
