@@ -25,6 +25,7 @@ def test_a_chapter_whose_page_was_left_out_starts_at_the_next_page_and_frames_be
 
 def test_chapter_pages_are_parsed_and_bad_lists_named() -> None:
     assert parse_chapter_pages("1, 13,25") == (1, 13, 25)
+    assert parse_chapter_pages("1,,13,") == (1, 13), "empty items (a doubled or trailing comma) are skipped"
     for bad in ("0", "1,x", "5,3", "2,2", ","):
         with pytest.raises(InputError, match="--chapters"):
             parse_chapter_pages(bad)

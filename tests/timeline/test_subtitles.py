@@ -21,7 +21,7 @@ from comic_narrator.artifacts import (
     TextRegion,
     Timing,
 )
-from comic_narrator.timeline.subtitles import Cue, build_tracks, subtitle_path, to_srt, to_vtt
+from comic_narrator.timeline.subtitles import Cue, build_tracks, needs_name, subtitle_path, to_srt, to_vtt
 
 Said = tuple[str, str, SpokenKind, str]
 """(line id, speaker, kind, text)"""
@@ -207,3 +207,33 @@ def test_srt_and_vtt_writers() -> None:
         "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\n(Pepper)\nA &lt;b&gt; &amp; c\n\n"
         "01:02:03.004 --> 01:02:03.500\n[ドン]\n"
     )
+
+
+def test_a_chapter_s_track_holds_what_is_shown_in_it_clipped_and_timed_from_its_start() -> None:
+    book = _book([(-1, []), (0, [("a", "char1", "speech", "One."), ("b", "char1", "speech", "Two.")])], line_s=2.0)
+    (track,) = build_tracks(*book)
+    assert [(c.start_ms, c.end_ms) for c in track.cues] == [(1450, 3450), (3800, 5800)]
+    part = track.between(3000, 3800)  # the end of "One." only: "Two." starts as the chapter ends
+    assert [(c.start_ms, c.end_ms, c.text) for c in part.cues] == [(0, 450, "One.")]
+    assert (part.lang, part.suffix) == (track.lang, track.suffix)
+    assert track.between(3450, 3800).cues == (), "a cue ending as the chapter starts is not in it"
+    assert [c.text for c in track.between(0, 10_000).cues] == ["One.", "Two."]
+
+
+def test_captions_and_sound_words_are_never_named_whoever_they_are_given_to() -> None:
+    shot = ShotTiming(page=0, panel=-1, start_s=0, duration_s=1, frames=24, line_ids=[], line_starts_s=[])
+    for kind in ("caption", "sound"):
+        line = ScriptLine(id="a", page=0, panel=-1, speaker="pepper", kind=kind, text="x")
+        assert not needs_name(line, "carrot", shot), kind
+    speech = ScriptLine(id="a", page=0, panel=0, speaker="pepper", kind="speech", text="x")
+    assert needs_name(speech, None, shot)
+    in_panel = shot.model_copy(update={"panel": 0})
+    assert not needs_name(speech, None, in_panel) and not needs_name(speech, "pepper", in_panel)
+    assert needs_name(speech, "carrot", in_panel)
+
+
+def test_a_shot_of_a_page_the_reading_lacks_keeps_its_lines_and_has_no_sound_tags() -> None:
+    reading, script, clips, timing = _book([(-1, []), (0, [("a", "char1", "speech", "Hi.")])], silent=[(0, "BAM")])
+    moved = timing.model_copy(update={"shots": [s.model_copy(update={"page": 3}) for s in timing.shots]})
+    (track,) = build_tracks(reading, script, clips, moved)
+    assert _texts(track.cues) == ["Hi."]
