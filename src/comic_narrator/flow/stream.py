@@ -208,12 +208,22 @@ def stream_pages(
             read_stage.advance(detail=f"page {image.index + 1}{detail}")
             yield image, reading, failure
 
+    written: list[tuple[str, str | None, str | None]] = []
+
+    def write_characters(at_the_end: bool = False) -> None:
+        """characters.json as it stands, when somebody joined the book, or got a voice or a name (its page
+        sources grow every page: a 1,000-page book's file is about half a megabyte), and at the end."""
+        who = [(c.id, c.voice, c.name) for c in characters.characters.characters]
+        if at_the_end or who != written:
+            write_artifact(run.work_dir / "characters.json", characters.characters)
+            written[:] = who
+
     def voice_through(work: PageWork, lang_now: Literal["en", "ja"]) -> None:
         work.lines = source.lines_for(work.reading, run)
         characters.add_lines(work.lines, reading=work.reading)
         if run.vision_only or casting is None or engines.bank is None:
             done.append(work)
-            write_artifact(run.work_dir / "characters.json", characters.characters)
+            write_characters()
             return
         cast = casting.add(work.lines, lang_now)
         page_script = Script(lang=lang_now, lines=work.lines)
@@ -234,7 +244,7 @@ def stream_pages(
         if voice_stage is not None:
             voice_stage.advance(detail=f"page {work.image.index + 1}: {len(clips)} line(s)")
         done.append(work)
-        write_artifact(run.work_dir / "characters.json", characters.characters)
+        write_characters()
 
     for image, reading, failure in readings():
         if failure is not None:
@@ -261,7 +271,7 @@ def stream_pages(
         book_reading = given_reading
     book_script = Script(lang=book_lang, lines=[line for w in done for line in w.lines])
     final_cast = casting.final(book_lang) if casting is not None else None
-    write_artifact(run.work_dir / "characters.json", characters.characters)
+    write_characters(at_the_end=True)
     return Streamed(
         reading=book_reading,
         pages=done,

@@ -1,0 +1,96 @@
+"""What keeping who-is-who in one book-level artifact costs as the book grows: the fold of each page into the book's
+characters (reading/book_characters.py), its lines counted, the LLM ledger's record and the list a page is shown
+(reading/known_characters.py), and the size of characters.json, which the page stream rewrites after every page.
+
+    python benchmarks/book_characters.py [--pages 100 1000] [--characters 30] [--balloons 8]
+
+Synthetic readings (no reader runs): each page gives ``--balloons`` balloons to characters drawn from a cast of
+``--characters`` with a few leads speaking most, each named with gender, age and nature as an LLM reader's page is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from comic_narrator.artifacts import Character, PageReading, Panel, ScriptLine, TextRegion
+from comic_narrator.reading.book_characters import CharacterBook
+from comic_narrator.reading.known_characters import CharacterLedger
+
+
+def _pages(count: int, characters: int, balloons: int, seed: int = 7) -> list[PageReading]:
+    rng = random.Random(seed)
+    weights = [1.0 / (rank + 1) for rank in range(characters)]  # a few leads, many extras
+    pages = []
+    for page in range(count):
+        speakers = rng.choices(range(characters), weights, k=balloons)
+        texts = [
+            TextRegion(bbox=(0, 0, 9, 9), kind="speech", text="line", panel=0, speaker=f"c{speaker}")
+            for speaker in speakers
+        ]
+        named = [
+            Character(id=f"c{speaker}", name=f"Name {speaker}", gender="female" if speaker % 2 else "male")
+            for speaker in dict.fromkeys(speakers)
+        ]
+        pages.append(
+            PageReading(
+                page=page,
+                width=99,
+                height=99,
+                reading_direction="ltr",
+                panels=[Panel(bbox=(0, 0, 99, 99))],
+                texts=texts,
+                characters=named,
+            )
+        )
+    return pages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument("--characters", type=int, default=30)
+    parser.add_argument("--balloons", type=int, default=8)
+    args = parser.parse_args()
+    print(
+        f"{'pages':>6} {'fold ms/page':>13} {'its last 10%':>13} {'ledger ms/page':>15} {'json ms':>8} {'json KiB':>9}"
+    )
+    for count in args.pages:
+        pages = _pages(count, args.characters, args.balloons)
+        book = CharacterBook(link=False)
+        each: list[float] = []
+        for reading in pages:
+            lines = [
+                ScriptLine(
+                    id=f"p{reading.page + 1:03d}-t{n:02d}",
+                    page=reading.page,
+                    panel=0,
+                    speaker=t.speaker or "x",
+                    kind="speech",
+                    text=t.text,
+                )
+                for n, t in enumerate(reading.texts, start=1)
+            ]
+            started = time.perf_counter()
+            book.add_page(reading)
+            book.add_lines(lines, reading=reading)
+            each.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        text = book.characters.model_dump_json(indent=2)  # characters.json of the whole book, but the disk
+        json_s = time.perf_counter() - started
+        ledger = CharacterLedger(list(range(count)), lag_pages=4)
+        started = time.perf_counter()
+        for reading in pages:
+            ledger.shown_to(reading.page)
+            ledger.record(reading.page, reading)
+        ledger_s = time.perf_counter() - started
+        tail = each[-max(1, count // 10) :]
+        print(
+            f"{count:>6} {1000 * sum(each) / count:>13.2f} {1000 * sum(tail) / len(tail):>13.2f} "
+            f"{1000 * ledger_s / count:>15.2f} {1000 * json_s:>8.1f} {len(text) / 1024:>9.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
