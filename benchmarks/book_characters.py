@@ -5,46 +5,32 @@ characters (reading/book_characters.py), its lines counted, the LLM ledger's rec
     python benchmarks/book_characters.py [--pages 100 1000] [--characters 30] [--balloons 8]
 
 Synthetic readings (no reader runs): each page gives ``--balloons`` balloons to characters drawn from a cast of
-``--characters`` with a few leads speaking most, each named with gender, age and nature as an LLM reader's page is.
+``--characters`` with a few leads speaking most, each named as an LLM reader's page names them.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
 
-from comic_narrator.artifacts import Character, PageReading, Panel, ScriptLine, TextRegion
+from comic_narrator.artifacts import PageReading, ScriptLine
 from comic_narrator.reading.book_characters import CharacterBook
 from comic_narrator.reading.known_characters import CharacterLedger
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' page maker
+from tests.llm.test_known_characters import _reading
 
 
 def _pages(count: int, characters: int, balloons: int, seed: int = 7) -> list[PageReading]:
     rng = random.Random(seed)
     weights = [1.0 / (rank + 1) for rank in range(characters)]  # a few leads, many extras
-    pages = []
-    for page in range(count):
-        speakers = rng.choices(range(characters), weights, k=balloons)
-        texts = [
-            TextRegion(bbox=(0, 0, 9, 9), kind="speech", text="line", panel=0, speaker=f"c{speaker}")
-            for speaker in speakers
-        ]
-        named = [
-            Character(id=f"c{speaker}", name=f"Name {speaker}", gender="female" if speaker % 2 else "male")
-            for speaker in dict.fromkeys(speakers)
-        ]
-        pages.append(
-            PageReading(
-                page=page,
-                width=99,
-                height=99,
-                reading_direction="ltr",
-                panels=[Panel(bbox=(0, 0, 99, 99))],
-                texts=texts,
-                characters=named,
-            )
-        )
-    return pages
+    return [
+        _reading(page, *(f"Name{n}" for n in rng.choices(range(characters), weights, k=balloons)))
+        for page in range(count)
+    ]
 
 
 def main() -> None:
