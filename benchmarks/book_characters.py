@@ -1,6 +1,7 @@
 """What keeping who-is-who in one book-level artifact costs as the book grows: the fold of each page into the book's
 characters (reading/book_characters.py), its lines counted, the LLM ledger's record and the list a page is shown
-(reading/known_characters.py), and the size of characters.json, which the page stream rewrites after every page.
+(reading/known_characters.py), and the size of characters.json (the page stream rewrites it when somebody joins
+the book or gets a voice or a name, and at the end).
 
     python benchmarks/book_characters.py [--pages 100 1000] [--characters 30] [--balloons 8]
 
