@@ -30,6 +30,7 @@ llm_command=${LLM_COMMAND:-"python3 -m vllm.entrypoints.openai.api_server --mode
   --served-model-name tiny-qwen2-vl --load-format dummy --port 8000 --gpu-memory-utilization 0.5
   --max-model-len 32768 --max-num-seqs 32 --enforce-eager --limit-mm-per-prompt '{\"image\": 1, \"video\": 0}'
   --structured-outputs-config '{\"backend\": \"xgrammar\", \"disable_any_whitespace\": true}'"}
+llm_command="$llm_command ${LLM_EXTRA:-}"
 cn() { python3 -c "import sys; from comic_narrator.cli import main; sys.exit(main(sys.argv[1:]))" "$@"; }
 
 python3 -c "import comic_narrator.cli.app, comic_narrator.reading.reader, rapidocr, av, soundfile, pydantic" || exit 3
@@ -38,7 +39,7 @@ python3 -c "import comic_narrator.cli.app, comic_narrator.reading.reader, rapido
 python3 - "$out/cast.yaml" <<'EOF2'
 import sys
 served = ["openai:ja-alpha", "openai:ja-nezumi", "openai:ja-gongitsune", "openai:ja-tebukuro"]
-ids = ["narrator", "pepper", "carrot", *(f"char{n}" for n in range(1, 41))]
+ids = ["narrator", "unknown", "pepper", "carrot", *(f"char{n}" for n in range(1, 41))]
 open(sys.argv[1], "w").write("".join(f"{cid}: {served[i % 4]}\n" for i, cid in enumerate(ids)))
 EOF2
 stack="$out/stack-$phase.yaml"

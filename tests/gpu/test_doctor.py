@@ -176,6 +176,19 @@ def test_kv_line_and_partial_logs() -> None:
     assert not partial.ready and not partial.failures and partial.weights_bytes == gib_to_bytes(58.89)
 
 
+def test_images_lost_by_a_sleep_are_recognised_with_their_fix() -> None:
+    # A real time-shared run on an H200 (vLLM 0.20.0, random-weight Qwen2-VL): a page read before a sleep was
+    # sent again after the wake, by its hash only, and the woken engine no longer had it.
+    report = diagnose((LOGS / "qwen2vl-sleep-mm-cache.log").read_text())
+    assert report.args.enable_sleep_mode
+    (found,) = [d for d in report.failures if d.kind == "mm-cache-after-sleep"]
+    assert "Expected a cached item for mm_hash" in found.line
+    assert [(f.flag, f.value) for f in found.fixes] == [("--mm-processor-cache-gb", "0")]
+    fixed = apply_flag_changes(("vllm", "serve", "m", "--enable-sleep-mode"), found.fixes)
+    assert fixed[-2:] == ("--mm-processor-cache-gb", "0")
+    assert not [d for d in diagnose((LOGS / "h-sleep.log").read_text()).failures if d.kind == "mm-cache-after-sleep"]
+
+
 def test_sleep_log_reports_its_args() -> None:
     report = diagnose((LOGS / "h-sleep.log").read_text())
     assert report.args.enable_sleep_mode and report.ok

@@ -22,6 +22,7 @@ FailureKind = Literal[
     "attention-backend",
     "cuda-oom",
     "profiling-disturbed",
+    "mm-cache-after-sleep",
 ]
 
 

@@ -265,6 +265,18 @@ def _disturbed(text: str) -> Diagnosis | None:
     return Diagnosis("profiling-disturbed", _line_of(text, match), cause, (), advice)
 
 
+def _mm_cache_after_sleep(text: str) -> Diagnosis | None:
+    """vLLM 0.20's API server keeps a cache of processed images and sends the engine only a hash for an image it
+    has sent before; sleep mode drops the engine's copy, so after a wake a repeated image fails the request
+    (seen on an H200 with Qwen2-VL: docs/logs/both-tenants-h200). Without that cache every image is sent whole."""
+    match = _search(r"Expected a cached item for mm_hash", text)
+    if match is None:
+        return None
+    cause = "the engine lost its cached images (sleep mode) while the API server still sends their hashes"
+    fix = FlagChange("--mm-processor-cache-gb", "0", "send every image whole, so a wake cannot lose one")
+    return Diagnosis("mm-cache-after-sleep", _line_of(text, match), cause, (fix,))
+
+
 def diagnose(log: str) -> BootReport:
     """Read a vLLM boot log (any amount of it, with any prefixes) into a BootReport."""
     text = messages(log)
@@ -290,6 +302,7 @@ def diagnose(log: str) -> BootReport:
         _backend(text),
         _oom(text, args),
         _disturbed(text),
+        _mm_cache_after_sleep(text),
         *kernel_failures(log, args),
     )
     ready = _search(r"Application startup complete", text) is not None

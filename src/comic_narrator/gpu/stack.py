@@ -193,7 +193,11 @@ class Stack:
         )
 
     def _with_sleep_mode(self, llm: TenantSpec) -> TenantSpec:
-        command = apply_flag_changes(llm.command, (FlagChange("--enable-sleep-mode", None, "time-share"),))
+        changes = [FlagChange("--enable-sleep-mode", None, "time-share")]
+        if flag_value(llm.command, "--mm-processor-cache-gb") is None:
+            # A woken vLLM 0.20 has lost the images its API server's cache says it holds (doctor: mm-cache-after-sleep).
+            changes.append(FlagChange("--mm-processor-cache-gb", "0", "time-share: images survive a sleep"))
+        command = apply_flag_changes(llm.command, tuple(changes))
         return replace(llm, command=command, env=(*llm.env, ("VLLM_SERVER_DEV_MODE", "1")))
 
     def _preflight(self, llm: TenantSpec, snap: GpuSnapshot | None) -> TenantSpec:
