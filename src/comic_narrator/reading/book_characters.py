@@ -62,7 +62,7 @@ def with_page(characters: BookCharacters, local: PageReading, linked: PageReadin
     """``characters`` with one more page: ``local`` is the page's own reading, ``linked`` the same reading with
     book-wide speaker ids. The page's named characters (an LLM's) come first in the order it listed them, then its
     other speakers in reading order; a character keeps the first name, gender, age and nature any page gave."""
-    page = characters.pages
+    page = linked.page
     regions: Counter[tuple[str, str]] = Counter()
     for own, book in zip(local.texts, linked.texts, strict=True):
         if book.speaker is not None and book.speaker != NARRATOR:
@@ -95,7 +95,7 @@ def with_page(characters: BookCharacters, local: PageReading, linked: PageReadin
         else:
             found[book_id] = len(updated)
             updated.append(known.model_copy(update=change))
-    return characters.model_copy(update={"pages": page + 1, "characters": updated})
+    return characters.model_copy(update={"pages": characters.pages + 1, "characters": updated})
 
 
 def with_lines(characters: BookCharacters, lines: Sequence[ScriptLine], removed: bool = False) -> BookCharacters:
