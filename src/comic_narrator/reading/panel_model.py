@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
 from comic_narrator.reading.geometry import overlap_of_smaller
+from comic_narrator.reading.gutter_split import split_along_gutters
 
 MODEL_INPUT_HEIGHT_PX = 512
 MODEL_INPUT_WIDTH_PX = 384
@@ -139,19 +140,25 @@ def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | No
     count, labels, stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=4)
     grow = _ERODE_FRAC * w
     min_area = _MIN_PANEL_AREA_FRAC * h * w
+    light = _paper_pixels(grey, (w, h))
     boxes: list[tuple[int, int, int, int]] = []
     for label in range(1, count):
         x, y, bw, bh, area = (int(v) for v in stats[label])
         if area < min_area:
             continue
-        inside_prob = prob[y : y + bh, x : x + bw][labels[y : y + bh, x : x + bw] == label]
-        if float(np.percentile(inside_prob, 10)) < _MIN_CONFIDENT_P10:
-            continue  # a doubtful patch: a running header, a scanner's dark edge, a strip under a panel
-        boxes.extend(
-            _split_by_cores(
-                prob[y : y + bh, x : x + bw], labels[y : y + bh, x : x + bw] == label, (x, y, bw, bh), min_area
-            )
-        )
+        sub_prob = prob[y : y + bh, x : x + bw]
+        component = labels[y : y + bh, x : x + bw] == label
+        # Two panels joined across a gutter the model half-saw (thin, slanted, bridged by a balloon) come apart
+        # along the straight line of paper between them before each is judged.
+        for piece in split_along_gutters(light[y : y + bh, x : x + bw], sub_prob, component, 2 * min_area):
+            if float(np.percentile(sub_prob[piece], 10)) < _MIN_CONFIDENT_P10:
+                continue  # a doubtful patch: a running header, a scanner's dark edge, a strip under a panel
+            ys, xs = np.nonzero(piece)
+            px, py = int(xs.min()), int(ys.min())
+            pw, ph = int(xs.max()) - px + 1, int(ys.max()) - py + 1
+            box = (x + px, y + py, pw, ph)
+            piece_prob = sub_prob[py : py + ph, px : px + pw]
+            boxes.extend(_split_by_cores(piece_prob, piece[py : py + ph, px : px + pw], box, min_area))
     out: list[BBox] = []
     for x, y, bw, bh in boxes:
         if y + bh <= _MARGIN_BAND_FRAC * h or y >= (1 - _MARGIN_BAND_FRAC) * h:
@@ -160,6 +167,14 @@ def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | No
         x1, y1 = min(float(w), x + bw + grow), min(float(h), y + bh + grow)
         out.append((round(x0 / scale), round(y0 / scale), round((x1 - x0) / scale), round((y1 - y0) / scale)))
     return out
+
+
+def _paper_pixels(grey: npt.NDArray[np.uint8], size: tuple[int, int]) -> npt.NDArray[np.bool_]:
+    """Paper-light pixels of the page on the model's grid (``size`` = its width and height): lighter than 80 % of
+    the way from the page's ink to its paper (the 2nd and 98th percentiles of the page)."""
+    small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+    ink, paper = (float(v) for v in np.percentile(small, (2, 98)))
+    return np.asarray(small >= ink + 0.8 * (paper - ink))
 
 
 def without_title_band(learned: list[BBox], classical: list[BBox]) -> list[BBox]:
