@@ -28,7 +28,12 @@ from comic_narrator.reading.lettering import (
 from comic_narrator.reading.mute_balloons import mute_balloons
 from comic_narrator.reading.order import reading_order, spread_aware_order
 from comic_narrator.reading.page_kind import classify_page, is_blank
-from comic_narrator.reading.panel_model import detect_panels_learned, is_colour_page, suits_model
+from comic_narrator.reading.panel_model import (
+    colour_page_panels,
+    detect_panels_learned,
+    is_colour_page,
+    suits_model,
+)
 from comic_narrator.reading.panels import (
     PageBackground,
     PanelParams,
@@ -118,11 +123,12 @@ def _find_panels(
     """The learned segmenter where it applies and is installed, else the classical detector."""
     height_px, width_px = gray.shape
     classical = detect_panels(image_rgb, params, background)
-    wanted = config.panels == "model" or (config.panels == "auto" and not is_colour_page(image_rgb))
-    if wanted and suits_model(width_px, height_px):
+    if config.panels != "classical" and suits_model(width_px, height_px):
         # The classical boxes also tell the model's title band from a framed panel.
         learned = detect_panels_learned(gray, classical)
         if learned is not None:
+            if config.panels == "auto" and is_colour_page(image_rgb):
+                return colour_page_panels(learned, classical)
             return learned
     return classical
 
