@@ -637,7 +637,9 @@ SOURCES = {
 }
 
 
-def build(out_dir: Path, seed: int, per_kind: int, kinds: set[str] | None = None) -> None:
+def build(out_dir: Path, seed: int, per_kind: int, kinds: set[str] | None = None, held_out_stride: int = 1) -> None:
+    """Write every kind's folder (or those in ``kinds``): ``per_kind`` constructed pages each, and every
+    ``held_out_stride``-th held-out page under each condition."""
     rng = np.random.default_rng(seed)
     art = load_art()
     order = ["bj", "golden", "pc"]
@@ -659,7 +661,7 @@ def build(out_dir: Path, seed: int, per_kind: int, kinds: set[str] | None = None
         _write(out_dir / kind, pages, "public domain corpus pages (../shared/corpus), panels hand-checked")
     if kinds and not kinds & set(CONDITIONS):
         return
-    held = held_out_pages()
+    held = held_out_pages()[::held_out_stride]
     for kind, transform in CONDITIONS.items():
         if kinds and kind not in kinds:
             continue

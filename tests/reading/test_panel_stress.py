@@ -1,0 +1,173 @@
+"""Panels and their order on each kind of page issue 9 lists: the stress set of training/panels/stress.py (pages
+constructed from licence-clean panel art, held-out pages under scan conditions, public-domain corpus pages),
+read by the reader's own choice of panel finder; and the rules behind the figures, each on its own."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from comic_narrator.artifacts import BBox
+from comic_narrator.reading.gutter_split import split_along_gutters
+from comic_narrator.reading.metrics import in_order, match_boxes
+from comic_narrator.reading.order import reading_order, spread_aware_order
+from comic_narrator.reading.panel_model import colour_page_panels, detect_panels_learned, without_title_band
+from comic_narrator.reading.panels import detect_panels
+from tests.conftest import REPO
+
+SHARED = REPO.parent / "shared"
+TRAINING_PANELS = REPO / "training" / "panels"
+
+# Floors per kind (F1 at IoU 0.5, pages whose whole panel order is exact), a little under what the reader scores
+# on the set built below (seed 9, 6 constructed pages a kind, every other held-out page under each condition);
+# training/panels/README.md has the figures before and after.
+FLOORS: dict[str, tuple[float, int]] = {
+    "bleed": (0.95, 6),  # a first panel running off the top was dropped as a title band: 3 of 6 in order before
+    "borderless": (0.95, 6),
+    "breakout": (0.97, 6),
+    "captions-across": (0.97, 6),
+    "inset-overlap": (0.92, 6),  # two pages needed level tops read from the reading side
+    "nested": (0.97, 6),
+    "splash": (0.9, 6),
+    "spread": (0.97, 6),
+    "slanted": (0.77, 2),  # without the gutter split: F1 0.68, 1 page in order
+    "sunday": (0.95, 4),  # the classical detector alone: F1 0.55, none in order
+    "strip-constructed": (0.68, 3),  # colour strips whose panels share frame lines: open (README)
+    "golden-age": (0.97, 3),
+    "newspaper-strip": (0.97, 2),
+    "small-scan": (0.93, 6),
+    "large-scan": (0.93, 6),
+    "jpeg-noise": (0.92, 5),
+    "screentone": (0.88, 5),
+    "dark-panels": (0.85, 5),
+    "grey-paper": (0.89, 5),
+    "page-margins": (0.95, 6),
+    "skewed-scan": (0.88, 5),
+}
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, TRAINING_PANELS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def stress_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not (SHARED / "training").is_dir() or not (SHARED / "corpus").is_dir():
+        pytest.skip("../shared/training and ../shared/corpus are absent: the stress pages are built from them")
+    out = tmp_path_factory.mktemp("stress")
+    _load("stress").build(out, seed=9, per_kind=6, held_out_stride=2)
+    return out
+
+
+@pytest.mark.parametrize("kind", sorted(FLOORS))
+def test_each_kind_of_page_reads_its_panels_in_order(stress_dir: Path, kind: str) -> None:
+    panels_of = _load("stress_eval").panels_of
+    folder = stress_dir / kind
+    matched = found = truth = exact = 0
+    for page in json.loads((folder / "gt.json").read_text(encoding="utf-8"))["pages"]:
+        rgb = np.asarray(Image.open(folder / page["image"]).convert("RGB"))
+        pred, parents = panels_of(rgb, "auto")
+        ordered = [pred[i] for i in spread_aware_order(pred, parents, page["reading_direction"], *rgb.shape[1::-1])]
+        gt: list[BBox] = [tuple(p["bbox"]) for p in page["panels"]]  # type: ignore[misc]
+        hits = match_boxes(gt, ordered)
+        matched, found, truth = matched + len(hits), found + len(ordered), truth + len(gt)
+        exact += len(hits) == len(gt) and in_order([hits[g] for g in range(len(gt))])
+    precision, recall = matched / max(found, 1), matched / max(truth, 1)
+    f1 = 2 * precision * recall / max(precision + recall, 1e-9)
+    floor_f1, floor_exact = FLOORS[kind]
+    assert f1 >= floor_f1, f"{kind}: F1 {f1:.3f} (P {precision:.3f} R {recall:.3f})"
+    assert exact >= floor_exact, f"{kind}: {exact} pages in order"
+
+
+def test_a_first_panel_bleeding_off_the_top_is_no_title_band() -> None:
+    # Three learned panels, the top one above the rest with no classical frame under it: a title band, unless it
+    # runs off the page's top edge (a bleed has no top frame for the classical detector to follow either).
+    below = [(50, 700, 500, 400), (600, 700, 500, 400)]
+    assert without_title_band([(0, 0, 1200, 650), *below], []) == [(0, 0, 1200, 650), *below]
+    assert without_title_band([(60, 40, 1100, 200), *below], []) == below
+
+
+def test_black_jack_page_14_keeps_its_bleeding_first_panel() -> None:
+    page = SHARED / "training" / "blackjack-ni-yoroshiku" / "vol01" / "bj01_000014.jpg"
+    if not page.is_file():
+        pytest.skip(f"{page} is absent (../shared/training)")
+    annotations = json.loads((TRAINING_PANELS / "annotations" / "bj01-a.json").read_text(encoding="utf-8"))
+    gt = next([tuple(p["bbox"]) for p in pg["panels"]] for pg in annotations["pages"] if pg["image"] == page.name)
+    rgb = np.asarray(Image.open(page).convert("RGB"))
+    found = detect_panels_learned(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), detect_panels(rgb))
+    assert found is not None
+    ordered = [found[i] for i in reading_order(found, "rtl")]
+    hits = match_boxes(gt, ordered)
+    assert 0 in hits and hits[0] == 0
+    assert len(hits) == len(gt)
+
+
+def _two_panels(slope: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A 200x300 region: two panels of art (grey) under one frame, apart along a gutter of paper 6 px wide with a
+    frame line each side, rising by ``slope``; the segmenter's probability doubts the gutter a little."""
+    h, w = 300, 200
+    ys, xs = np.mgrid[0:h, 0:w]
+    line = 150 + slope * (xs - w / 2)
+    light = np.abs(ys - line) <= 3
+    prob = np.where(np.abs(ys - line) <= 4, 0.7, 1.0).astype(np.float32)
+    mask = np.ones((h, w), bool)
+    return light, prob, mask
+
+
+@pytest.mark.parametrize("slope", [0.0, 0.2, -0.3])
+def test_a_region_joined_across_a_gutter_comes_apart_along_it(slope: float) -> None:
+    light, prob, mask = _two_panels(slope)
+    pieces = split_along_gutters(light, prob, mask, 2000)
+    assert len(pieces) == 2
+    assert all(p.sum() >= 2000 for p in pieces)
+    # The two pieces lie either side of the gutter line.
+    centre_rows = [float(np.nonzero(p)[0].mean()) for p in pieces]
+    assert min(centre_rows) < 150 < max(centre_rows)
+
+
+def test_no_cut_where_the_segmenter_is_sure_or_paper_lies_beside_the_line() -> None:
+    light, prob, mask = _two_panels(0.1)
+    sure = np.ones_like(prob)
+    assert len(split_along_gutters(light, sure, mask, 2000)) == 1
+    # A wide white sky across the panel: paper within reach on both sides, so no gutter between two edges.
+    sky = np.zeros_like(light)
+    sky[100:200] = True
+    doubt = np.where(sky, 0.7, 1.0).astype(np.float32)
+    assert len(split_along_gutters(sky, doubt, mask, 2000)) == 1
+
+
+def test_colour_pages_take_the_segmenters_panels_only_when_it_finds_three_more() -> None:
+    classical: list[BBox] = [(0, 0, 100, 100)]
+    learned: list[BBox] = [(0, 0, 50, 50), (50, 0, 50, 50), (0, 50, 50, 50)]
+    assert colour_page_panels(learned, classical) == classical
+    assert colour_page_panels([*learned, (50, 50, 50, 50)], classical) == [*learned, (50, 50, 50, 50)]
+
+
+def test_slanted_tiers_are_read_tier_by_tier() -> None:
+    # Boxes of a slanted middle tier overlap the tier below by just over a fifth of a box: still a tier.
+    top = [(582, 106, 587, 546), (71, 106, 577, 498)]
+    middle = [(75, 568, 368, 512), (434, 616, 364, 518), (798, 650, 368, 560)]
+    bottom = [(75, 1096, 563, 563), (595, 1147, 570, 512)]
+    boxes = [*top, *middle, *bottom]
+    order = [boxes[i] for i in reading_order(boxes, "rtl")]
+    assert order == [top[0], top[1], middle[2], middle[1], middle[0], bottom[1], bottom[0]]
+
+
+def test_a_panel_drawn_over_its_neighbours_corner_is_read_from_the_reading_side() -> None:
+    # Both hang from the same gutter; the left one overlaps the right one's corner by a third of its width.
+    left, right = (71, 1096, 693, 501), (592, 1096, 577, 556)
+    assert [(left, right)[i] for i in reading_order([left, right], "rtl")] == [right, left]
+    assert [(left, right)[i] for i in reading_order([left, right], "ltr")] == [left, right]
