@@ -4,11 +4,16 @@ the rules of plan_segments on a plan of known shot lengths (tests/video/test_seg
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
+
+import av
 
 from comic_narrator.artifacts import BookReading, CameraPlan, PageReading, Panel, ShotTiming, Timing
 from comic_narrator.config import RenderConfig
 from comic_narrator.video.camera import focus_at, plan_camera, rect_at
-from comic_narrator.video.segments import Segment, plan_segments
+from comic_narrator.video.frames import PagePyramid
+from comic_narrator.video.segments import Segment, plan_segments, render_segment
+from tests.conftest import SAMPLE_PAGE
 
 FPS = 24
 CONFIG = RenderConfig(width_px=384, height_px=216, fps=FPS, segment_s=2.0)  # segments of 48 frames
@@ -75,3 +80,18 @@ def test_each_segment_s_frames_are_the_whole_plan_s_frames() -> None:
                     got.append((index + offset, f))
         assert got == expected
         assert sum(s.frames for s in segments) == sum(shot.frames for shot in whole.shots)
+
+
+def test_rendering_a_segment_reports_its_frames_in_steps_and_writes_them_all(tmp_path: Path) -> None:
+    """On the bundled sample page, a small segment: progress comes every ``report_every`` frames and once for the
+    rest, adding up to the frames the MP4 holds."""
+    small = RenderConfig(width_px=128, height_px=72, fps=FPS, segment_s=2.0, preset="ultrafast")
+    plan = _plan([[30, 40, 20, 45], [30, 25, 50]]).model_copy(update={"width_px": 128, "height_px": 72})
+    segment = plan_segments(plan, SHAS, small)[1]  # 20 + 45 frames
+    heard: list[int] = []
+    out = tmp_path / "segment.mp4"
+    written = render_segment(segment, PagePyramid.load(SAMPLE_PAGE), out, small, heard.append, report_every=15)
+    assert heard == [15, 15, 15, 15, 5]
+    with av.open(str(out)) as container:
+        decoded = sum(1 for _ in container.decode(video=0))
+    assert written == segment.frames == 65 == decoded
