@@ -123,8 +123,13 @@ def test_two_page_manga_spread_reads_the_right_page_first(ocr: RapidOcrEngine) -
     right, left = pages["bj01_000008.jpg"], pages["bj01_000009.jpg"]
     spread = np.ascontiguousarray(np.hstack([left, right]))
     page = PageImage(
-        index=0, source="spread", source_page_number=1, image_file="spread.png",
-        width_px=spread.shape[1], height_px=spread.shape[0], sha256="",
+        index=0,
+        source="spread",
+        source_page_number=1,
+        image_file="spread.png",
+        width_px=spread.shape[1],
+        height_px=spread.shape[0],
+        sha256="",
     )
     reading = read_page(spread, page, config=VisionConfig(layout="manga"), manga_hint=True, ocr=ocr)
     gt = _gt_pages()
