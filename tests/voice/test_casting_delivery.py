@@ -46,3 +46,23 @@ def test_the_emotion_travels_with_the_delivery_but_not_into_the_shared_cache_tok
     assert excited.emotion == "excited" and delivery_for(_line(), MEMBER, VoiceConfig()).emotion == "neutral"
     # Engines that do nothing more with it than the shades keep their keys; Kokoro adds its blend to its own.
     assert excited.cache_token() == replace(excited, emotion="neutral").cache_token()
+
+
+def test_the_floor_of_every_range_holds_and_the_loudest_line_stays_under_the_gain_ceiling() -> None:
+    slow = CastMember(character="a", voice="en-joe", speed=0.6, pitch_semitones=-12)
+    d = delivery_for(_line("sad"), slow, VoiceConfig(speed=0.5))
+    assert d.speed == 0.5 and d.pitch_semitones == -8.0
+    # Angry and shouted adds 3 + 3 dB: under the 9 dB ceiling, kept; a whisper is 6 dB down, within the floor.
+    assert delivery_for(_line("angry", "shout"), MEMBER, VoiceConfig()).gain_db == 6.0
+    assert delivery_for(_line("whisper"), MEMBER, VoiceConfig()).gain_db == -6.0
+
+
+def test_a_whisper_breathes_a_caption_is_read_slower_and_speed_and_pitch_are_rounded() -> None:
+    whisper = delivery_for(_line("whisper"), MEMBER, VoiceConfig())
+    assert whisper.breath == 1.0 and delivery_for(_line(), MEMBER, VoiceConfig()).breath == 0.0
+    caption = delivery_for(_line(kind="caption"), MEMBER, VoiceConfig())
+    speech = delivery_for(_line(), MEMBER, VoiceConfig())
+    assert caption.speed < speech.speed
+    odd = CastMember(character="a", voice="en-joe", speed=1.0 / 3, pitch_semitones=1.0 / 3)
+    d = delivery_for(_line(), odd, VoiceConfig(speed=2.0))
+    assert (d.speed, d.pitch_semitones) == (0.667, 0.33)
