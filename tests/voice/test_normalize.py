@@ -91,6 +91,7 @@ def test_japanese() -> None:
     assert normalize_for_speech("えっ・・・ なに！？！？", "ja", "speech") == "えっ…なに?"
     assert normalize_for_speech("すごーーーい", "ja", "shout") == "すごーい"
     assert normalize_for_speech("・・・", "ja", "speech") == ""
+    assert normalize_for_speech("……！？", "ja", "shout") == "", "marks alone: nothing to say"
 
 
 def test_respelled_interjections_are_said_not_spelled() -> None:
