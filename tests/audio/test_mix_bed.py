@@ -144,3 +144,19 @@ def test_sound_bed_puts_the_effect_at_its_panel(timeline: tuple) -> None:
     assert float(np.abs(bed[s0 : s0 + rate // 2]).max()) < 0.02, (
         "only the ambience, ducked under the line, sits under a panel without effects"
     )
+
+
+def test_the_mastered_mix_with_its_bed_reads_the_target_and_the_bed_fills_the_pauses(timeline: tuple) -> None:
+    """The bed adds loudness and the limiter takes some off; the mastering measures again and makes it up, so the
+    file reads the target within a tenth of a LU at the default target. The page's establishing shot, where nobody speaks, carries the bed; without it, silence."""
+    work, reading, script, clips = timeline
+    config = AudioConfig()
+    timing = build_timing(reading, script, clips, config, fps=30)
+    track = mix_track(work, timing, clips, config, reading)
+    loudness = pyloudnorm.Meter(config.sample_rate_hz).integrated_loudness(track.astype(np.float64))
+    assert loudness + 10 * np.log10(2) == pytest.approx(config.target_lufs, abs=0.1)
+    hold = next(s for s in timing.shots if s.panel == -1)
+    pause = slice(round((hold.start_s + 0.4) * config.sample_rate_hz), round(hold.duration_s * 0.8 * 48_000))
+    assert 20 * np.log10(np.sqrt(np.mean(track[pause].astype(np.float64) ** 2))) > -60, "the bed under the hold"
+    silent = mix_track(work, timing, clips, AudioConfig(sound_bed=False), reading)
+    assert not np.any(silent[pause])
