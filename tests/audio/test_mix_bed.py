@@ -148,7 +148,8 @@ def test_sound_bed_puts_the_effect_at_its_panel(timeline: tuple) -> None:
 
 def test_the_mastered_mix_with_its_bed_reads_the_target_and_the_bed_fills_the_pauses(timeline: tuple) -> None:
     """The bed adds loudness and the limiter takes some off; the mastering measures again and makes it up, so the
-    file reads the target within a tenth of a LU at the default target. The page's establishing shot, where nobody speaks, carries the bed; without it, silence."""
+    file reads the target within a tenth of a LU at the default target. The page's establishing shot, where nobody
+    speaks, carries the bed; without it, silence."""
     work, reading, script, clips = timeline
     config = AudioConfig()
     timing = build_timing(reading, script, clips, config, fps=30)

@@ -22,12 +22,15 @@ def _reading() -> BookReading:
     return BookReading(source="t", lang="en", pages=[page])
 
 
-def _timing(fps: int = 30) -> Timing:
+def _timing(
+    fps: int = 30, layout: tuple[tuple[int, int, int], ...] = ((0, -1, 45), (0, 0, 60), (0, 1, 60), (0, 2, 90))
+) -> Timing:
+    """Shots of (page, panel, frames), one after another."""
     shots, start = [], 0
-    for panel, frames in [(-1, 45), (0, 60), (1, 60), (2, 90)]:
+    for page, panel, frames in layout:
         shots.append(
             ShotTiming(
-                page=0,
+                page=page,
                 panel=panel,
                 start_s=start / fps,
                 duration_s=frames / fps,
@@ -275,21 +278,7 @@ def _two_pages_timing(fps: int = 30) -> tuple[BookReading, Timing]:
     """The page of _reading() twice; the second page's last panel shot lasts two frames (too short to glide)."""
     first = _reading().pages[0]
     reading = BookReading(source="t", lang="en", pages=[first, first.model_copy(update={"page": 1})])
-    shots, start = [], 0
-    for page, panel, frames in [(0, -1, 45), (0, 0, 60), (0, 1, 60), (1, 0, 60), (1, 1, 2)]:
-        shots.append(
-            ShotTiming(
-                page=page,
-                panel=panel,
-                start_s=start / fps,
-                duration_s=frames / fps,
-                frames=frames,
-                line_ids=[],
-                line_starts_s=[],
-            )
-        )
-        start += frames
-    return reading, Timing(fps=fps, sample_rate_hz=48_000, shots=shots, duration_s=start / fps)
+    return reading, _timing(fps, ((0, -1, 45), (0, 0, 60), (0, 1, 60), (1, 0, 60), (1, 1, 2)))
 
 
 def test_the_first_shot_and_a_new_page_s_first_shot_start_on_their_own_view() -> None:
