@@ -20,7 +20,7 @@ from comic_narrator.flow.engines import Engines
 from comic_narrator.flow.stages import book_key, render_key, script_key
 from comic_narrator.flow.stream import Streamed
 from comic_narrator.ingest.book import ingest_book, input_kind
-from comic_narrator.progress import SILENT, Progress
+from comic_narrator.progress import SILENT, Progress, StageProgress
 from comic_narrator.workdir import StageCache, atomic_write_text, file_sha256, read_artifact, write_artifact
 
 if TYPE_CHECKING:
@@ -154,8 +154,10 @@ def _engines(config: RunConfig, stack: ExitStack, progress: Progress) -> Engines
     return engines
 
 
-def _master(streamed: Streamed, config: RunConfig) -> Iterator[npt.NDArray[np.float32]]:
-    """The book's audio, a page at a time (see :func:`master_pages`)."""
+def _master(
+    streamed: Streamed, config: RunConfig, stage: StageProgress | None = None
+) -> Iterator[npt.NDArray[np.float32]]:
+    """The book's audio, a page at a time (see :func:`master_pages`); ``stage`` counts its pages' passes."""
     from comic_narrator.audio.mix import PageSound, master_pages
 
     lang = streamed.reading.lang
@@ -170,7 +172,10 @@ def _master(streamed: Streamed, config: RunConfig) -> Iterator[npt.NDArray[np.fl
         for work in streamed.pages
         if work.timing is not None
     ]
-    return master_pages(config.work_dir, sounds, config.audio)
+    if stage is not None:
+        stage.grow(3 * len(sounds))
+    step = None if stage is None else (lambda detail: stage.advance(1, detail))
+    return master_pages(config.work_dir, sounds, config.audio, step)
 
 
 def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
@@ -300,7 +305,7 @@ def _finish_book(
             ) as wav:
 
                 def pieces() -> Iterator[npt.NDArray[np.float32]]:
-                    for piece in _master(streamed, config):
+                    for piece in _master(streamed, config, master_stage):
                         wav.write(piece)
                         yield piece
                     if end.card_frames:  # the end card's time: the track ends with the video
@@ -313,6 +318,9 @@ def _finish_book(
         except BaseException as exc:  # handed to the run's thread below
             failures.append(exc)
 
+    # The master (the loudness passes through the limiter, then the AAC) runs after the last page is voiced:
+    # on a long book that is tens of seconds the user should see moving.
+    master_stage = None if current else progress.stage("master", 0)
     mastering = None if current else threading.Thread(target=master, name="master", daemon=True)
     if mastering is not None:
         mastering.start()
@@ -327,6 +335,8 @@ def _finish_book(
         mastering.join()
         if failures:
             raise failures[0]
+        if master_stage is not None:
+            master_stage.finish("the book's audio at the loudness target")
         join_video(
             config.output_path,
             segments,

@@ -44,3 +44,16 @@ def test_a_run_reports_json_progress_and_a_summary(tmp_path: Path, capsys: pytes
     assert summary["event"] == "summary" and summary["pages"] == 1 and summary["failures"] == []
     assert summary["wall_s"] > 0 and Path(summary["reading"]).is_file()
     assert Path(summary["work_dir"]) == out.with_name("sample.mp4.work")
+
+
+def test_the_books_audio_master_shows_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The master (loudness passes through the limiter, then the AAC) runs after the last page is voiced; on a long
+    book that is tens of seconds, so it reports each page of each pass like any other stage."""
+    out = tmp_path / "sample.mp4"
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "--draft", "--voice-quality", "fast", "--json-progress"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line.strip()]
+    master = [e for e in events if e["event"] == "progress" and e["stage"] == "master"]
+    assert master, "no progress from the master"
+    assert master[-1]["done"] == master[-1]["total"] == 3  # one page: at most two measured passes and the last
+    assert any(e["detail"].startswith("loudness pass 1: page 1 of 1") for e in master)
+    assert events.index(master[-1]) < len(events) - 1 and events[-1]["event"] == "summary"

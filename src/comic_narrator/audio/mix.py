@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from math import gcd
 from pathlib import Path
@@ -185,13 +185,17 @@ def _same(one: str | None, other: str | None) -> bool:
     return one is not None and one == other
 
 
-def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig) -> Iterator[npt.NDArray[np.float32]]:
+def master_pages(
+    work_dir: Path, pages: Sequence[PageSound], config: AudioConfig, step: Callable[[str], None] | None = None
+) -> Iterator[npt.NDArray[np.float32]]:
     """The audio, a piece at a time, never all of it at once: the voices brought to the loudness target measured
     over every piece, the sound bed beneath at its levels under them, then the whole mix measured again after the
     limiter and brought to the target once more (the file is what must read the target: the bed adds a little,
     the limiter takes a little off the peaks). Each piece is sample-exact to its timeline. The pieces' mixes are
-    made once and spooled to a temporary folder in ``work_dir`` for the later passes (removed at the end)."""
+    made once and spooled to a temporary folder in ``work_dir`` for the later passes (removed at the end).
+    ``step`` hears of each page of each pass (at most three passes: two measured, one yielded) for progress."""
     target = config.target_lufs - DUAL_MONO_LU
+    said = step or (lambda _detail: None)
     gain = np.float32(gain_for(gated_loudness([page.powers for page in pages]), target))
     starts = np.cumsum(
         [0] + [round(sum(s.frames for s in p.timing.shots) * p.timing.sample_rate_hz / p.timing.fps) for p in pages]
@@ -239,10 +243,16 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
     def limited(number: int, page: PageSound, makeup_db: float) -> npt.NDArray[np.float32]:
         return limit_peaks(mixed(number, page) * np.float32(10 ** (makeup_db / 20)), page.timing.sample_rate_hz)
 
+    passes = 0
+
     def loudness_at(makeup_db: float) -> float:
-        return gated_loudness(
-            [block_powers(limited(n, p, makeup_db), p.timing.sample_rate_hz) for n, p in enumerate(pages)]
-        )
+        nonlocal passes
+        passes += 1
+        powers = []
+        for n, p in enumerate(pages):
+            powers.append(block_powers(limited(n, p, makeup_db), p.timing.sample_rate_hz))
+            said(f"loudness pass {passes}: page {n + 1} of {len(pages)}")
+        return gated_loudness(powers)
 
     try:
         # The limiter takes more off the louder it is driven (0.85 LU at the sample page's level, 0.3 LU more after
@@ -257,6 +267,7 @@ def master_pages(work_dir: Path, pages: Sequence[PageSound], config: AudioConfig
                 makeup_db += (target - second) / slope
         for number, page in enumerate(pages):
             yield limited(number, page, makeup_db)
+            said(f"page {number + 1} of {len(pages)} mastered")
     finally:
         shutil.rmtree(spool, ignore_errors=True)
 
