@@ -257,8 +257,9 @@ def _narrate_parser() -> argparse.ArgumentParser:
         "outline, if any)",
     )
     parser.add_argument(
-        "--split-chapters", action="store_true", help="also write one MP4 per chapter (OUT-01.mp4, ...), each with "
-        "its own subtitle files",
+        "--split-chapters",
+        action="store_true",
+        help="also write one MP4 per chapter (OUT-01.mp4, ...), each with its own subtitle files",
     )
     parser.add_argument(
         "--jobs", type=_int_at_least(0), default=0, help="parallel synthesis and render workers (0 = one per core)"
