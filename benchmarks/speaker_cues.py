@@ -17,11 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from comic_narrator.artifacts import PageImage, PageReading, Panel, TextRegion
+from comic_narrator.artifacts import PageReading, Panel, TextRegion
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import IngestConfig, VisionConfig
 from comic_narrator.ingest.images import decode_image
-from comic_narrator.reading.evaluate import score_page
+from comic_narrator.reading.evaluate import annotated_page, score_page
 from comic_narrator.reading.metrics import pairwise_speaker_f1
 from comic_narrator.reading.reader import read_page
 from comic_narrator.reading.speakers import SIGNATURE_HUE_BINS, SpeakerLinker
@@ -57,15 +57,7 @@ def read_set(folder: Path, gt: dict[str, Any], cache: Path, ocr: RapidOcrEngine)
             continue
         path = root / page["image"]
         image = decode_image(path.read_bytes(), source=str(path), max_pixels=IngestConfig().max_image_pixels)
-        page_image = PageImage(
-            index=index,
-            source=str(path),
-            source_page_number=index + 1,
-            image_file=path.name,
-            width_px=int(image.shape[1]),
-            height_px=int(image.shape[0]),
-            sha256="",
-        )
+        page_image = annotated_page(path, image, index)
         reading = read_page(image, page_image, config=VisionConfig(), manga_hint=None, ocr=ocr)
         cached.write_text(reading.model_dump_json(), encoding="utf-8")
         out.append(reading)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox, PageImage, PageReading
 from comic_narrator.backends.protocols import OcrEngine
@@ -83,6 +84,19 @@ class Summary:
     kind_accuracy: float | None
     seconds_per_page: float
     page_scores: list[PageScore]
+
+
+def annotated_page(path: Path, image: npt.NDArray[np.uint8], index: int) -> PageImage:
+    """The PageImage of the index-th page of an annotated set (gt.json), decoded from ``path``."""
+    return PageImage(
+        index=index,
+        source=str(path),
+        source_page_number=index + 1,
+        image_file=path.name,
+        width_px=int(image.shape[1]),
+        height_px=int(image.shape[0]),
+        sha256="",
+    )
 
 
 def _f1(p: float, r: float) -> float:
@@ -177,15 +191,7 @@ def evaluate_folder(folder: Path, ocr: OcrEngine, config: VisionConfig) -> Summa
             raise InputError(f"cannot read page image: {exc}", path=path) from exc
         # The same decoding as a narrated book's pages: 16-bit, CMYK, palette and alpha pages score as they read.
         image = decode_image(data, source=str(path), max_pixels=IngestConfig().max_image_pixels)
-        page = PageImage(
-            index=index,
-            source=str(path),
-            source_page_number=index + 1,
-            image_file=path.name,
-            width_px=int(image.shape[1]),
-            height_px=int(image.shape[0]),
-            sha256="",
-        )
+        page = annotated_page(path, image, index)
         started = time.perf_counter()
         readings.append(read_page(image, page, config=config, manga_hint=None, ocr=ocr))
         timings.append(time.perf_counter() - started)
