@@ -196,14 +196,36 @@ def test_small_lettering_in_a_light_region_five_times_its_size_has_no_balloon() 
     assert block.bubble is not None, "the same region around lettering that fills it is a balloon"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the page-edge rule of _enclosing_component never fires: panel_light_regions keeps 2 px inside each "
-    "panel, so no light region reaches the page's edge (docs/testing.md, found and left open)",
-)
-def test_a_white_margin_running_off_the_page_is_no_balloon() -> None:
+def _turned(gray: np.ndarray, box: tuple[int, int, int, int], quarter_turns: int) -> tuple[np.ndarray, TextLine]:
+    """The page turned a quarter anticlockwise ``quarter_turns`` times, and the line's box turned with it."""
+    x, y, w, h = box
+    for _ in range(quarter_turns):
+        x, y, w, h = y, gray.shape[1] - (x + w), h, w
+        gray = np.ascontiguousarray(np.rot90(gray))
+    return gray, _line(x, y, w, h, "CHAPTER TWELVE: THE STORM")
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3], ids=["top", "left", "bottom", "right"])
+def test_a_white_margin_running_off_the_page_is_no_balloon(quarter_turns: int) -> None:
+    """The paper along one edge of a bleed page, lettered with a chapter title: a margin, not a caption box,
+    though it is light, solid and only three times the size of its lettering."""
     gray = np.full((1400, 1000), 110, dtype=np.uint8)
-    gray[:150, :] = 255  # the paper at the top of a page, lettered with a chapter title
-    title = _line(100, 50, 800, 60, "CHAPTER TWELVE: THE STORM")
-    (block,) = group_lines([title], gray, PAPER, [(0, 0, 1000, 1400)])
+    gray[:150, :] = 255
+    gray, title = _turned(gray, (100, 50, 800, 60), quarter_turns)
+    height_px, width_px = gray.shape
+    (block,) = group_lines([title], gray, PAPER, [(0, 0, width_px, height_px)])
     assert block.bubble is None
+    for edge in (np.s_[:6, :], np.s_[-6:, :], np.s_[:, :6], np.s_[:, -6:]):
+        gray[edge] = 110
+    (block,) = group_lines([title], gray, PAPER, [(0, 0, width_px, height_px)])
+    assert block.bubble is not None, "the same band six pixels in from the page's edges is a caption box"
+
+
+def test_a_balloon_the_trim_cuts_is_still_a_balloon() -> None:
+    """On a bleed page the trim cuts a balloon along a chord narrower than the balloon: it stays one, and its
+    lines stay together."""
+    gray = np.full((1400, 1000), 110, dtype=np.uint8)
+    cv2.ellipse(gray, (300, 100), (260, 150), 0, 0, 360, 255, -1)  # a sixth of its height above the page
+    lines = [_line(140, 20, 320, 40, "N-what was that"), _line(160, 70, 280, 40, "question, stranger?")]
+    (block,) = group_lines(lines, gray, PAPER, [(0, 0, 1000, 1400)])
+    assert block.bubble is not None and [ln.text for ln in block.lines] == [ln.text for ln in lines]

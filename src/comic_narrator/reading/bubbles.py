@@ -14,6 +14,13 @@ from comic_narrator.artifacts import BBox
 from comic_narrator.backends.protocols import OcrLine
 from comic_narrator.reading.geometry import interval_overlap, union_box
 
+_PANEL_INSET_PX = 2
+"""Balloons are looked for this far inside each panel's box: the frame line is not paper."""
+_PAGE_EDGE_PX = 2 * _PANEL_INSET_PX
+"""A light region this close to the page's edge reaches it: a bleed panel's box may sit a pixel or two in."""
+_ALONG_EDGE_SHARE = 0.9
+"""Share of a region's side that lies on the page's edge when the region is paper running off the page."""
+
 
 @dataclass(frozen=True)
 class TextLine:
@@ -170,8 +177,9 @@ def panel_light_regions(
     cv2.connectedComponentsWithStats gives them): where balloons and caption boxes are looked for."""
     light = light_mask(gray, paper_luma)
     inside = np.zeros_like(light)
+    inset = _PANEL_INSET_PX
     for x, y, w, h in panels:
-        inside[y + 2 : y + h - 2, x + 2 : x + w - 2] = 1
+        inside[y + inset : y + h - inset, x + inset : x + w - inset] = 1
     _count, labels_any, stats_any, _ = cv2.connectedComponentsWithStats(light & inside, connectivity=4)
     return light, np.asarray(labels_any, dtype=np.int32), np.asarray(stats_any, dtype=np.int32)
 
@@ -208,11 +216,29 @@ def _enclosing_component(
     cx, cy, cw, ch, area = (int(v) for v in stats[label])
     if area > max_area:
         return 0
-    if cx <= 0 or cy <= 0 or cx + cw >= width_px or cy + ch >= height_px:
-        return 0  # paper reaching the page edge: a margin, not a balloon
+    if _runs_along_page_edge(labels, label, (cx, cy, cw, ch), width_px, height_px):
+        return 0
     slack = max(3, round(0.25 * min(w, h)))
     inside = cx <= x + slack and cy <= y + slack and cx + cw >= x + w - slack and cy + ch >= y + h - slack
     return label if inside else 0
+
+
+def _runs_along_page_edge(labels: npt.NDArray[np.int32], label: int, bbox: BBox, width_px: int, height_px: int) -> bool:
+    """Paper running off the page (a white margin, a bleed panel's sky): a light region one of whose sides lies
+    along the page's edge. It is no balloon even when lettered (a chapter title on the top margin). The trim cuts
+    a balloon on a bleed page along a chord narrower than the balloon, so that balloon stays one unless about a
+    third of it is cut away."""
+    x, y, w, h = bbox
+    sides: list[npt.NDArray[np.int32]] = []
+    if y <= _PAGE_EDGE_PX:
+        sides.append(labels[y, x : x + w])
+    if y + h >= height_px - _PAGE_EDGE_PX:
+        sides.append(labels[y + h - 1, x : x + w])
+    if x <= _PAGE_EDGE_PX:
+        sides.append(labels[y : y + h, x])
+    if x + w >= width_px - _PAGE_EDGE_PX:
+        sides.append(labels[y : y + h, x + w - 1])
+    return any(np.count_nonzero(side == label) >= _ALONG_EDGE_SHARE * side.size for side in sides)
 
 
 def _same_flow(a: TextLine, b: TextLine, *, loose: bool) -> bool:
