@@ -207,10 +207,10 @@ def _turned(gray: np.ndarray, box: tuple[int, int, int, int], quarter_turns: int
 
 @pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3], ids=["top", "left", "bottom", "right"])
 def test_a_white_margin_running_off_the_page_is_no_balloon(quarter_turns: int) -> None:
-    """The paper along one edge of a bleed page, lettered with a chapter title: a margin, not a caption box,
-    though it is light, solid and only three times the size of its lettering."""
+    """The paper along one edge of a bleed page, lettered with a chapter title, between art that runs off the page
+    too: a margin, not a caption box, though it is light, solid and only three times the size of its lettering."""
     gray = np.full((1400, 1000), 110, dtype=np.uint8)
-    gray[:150, :] = 255
+    gray[:150, 60:940] = 255
     gray, title = _turned(gray, (100, 50, 800, 60), quarter_turns)
     height_px, width_px = gray.shape
     (block,) = group_lines([title], gray, PAPER, [(0, 0, width_px, height_px)])
