@@ -24,6 +24,7 @@ from comic_narrator.progress import SILENT, Progress, StageProgress
 from comic_narrator.workdir import StageCache, atomic_write_text, file_sha256, read_artifact, write_artifact
 
 if TYPE_CHECKING:
+    from comic_narrator.flow.book_audio import BookAudio
     from comic_narrator.flow.executor import LocalExecutor
     from comic_narrator.flow.ray_executor import RayExecutor
     from comic_narrator.gpu.session import Turns
@@ -226,16 +227,38 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
             executor = RayExecutor(config, render_stage, config.ray_address, read_ahead, after_reading=after_reading)
         else:
             executor = LocalExecutor(config, render_stage, read_ahead, after_reading=after_reading)
+        # A first run masters and encodes the book's audio while the pages stream; a run over an existing output
+        # (a resumed or edited one) may find it current, so it masters after the last page, if at all.
+        book_audio = None
+        if not config.vision_only and not config.output_path.exists():
+            from comic_narrator.flow.book_audio import BookAudio
+            from comic_narrator.video.render import book_audio_file
+
+            book_audio = BookAudio(config, book_audio_file(work), progress.stage("master", len(book.pages)))
         try:
             engines = _engines(config, stack, progress)
-            streamed = stream_pages(book, config, engines, executor, progress, given_reading, script, script_origin)
+            streamed = stream_pages(
+                book,
+                config,
+                engines,
+                executor,
+                progress,
+                given_reading,
+                script,
+                script_origin,
+                on_voiced=book_audio.add if book_audio is not None else None,
+            )
         except BaseException:
             executor.cancel()
+            if book_audio is not None:
+                book_audio.cancel()
             raise
     try:  # the last pages' segments may still be rendering: the book-level work goes on meanwhile
-        result = _finish_book(config, streamed, executor, script is not None, result, progress, lap)
+        result = _finish_book(config, streamed, executor, script is not None, result, progress, lap, book_audio)
     except BaseException:
         executor.cancel()
+        if book_audio is not None:
+            book_audio.cancel()
         raise
     return result
 
@@ -248,13 +271,15 @@ def _finish_book(
     result: RunResult,
     progress: Progress,
     lap: Callable[[str], None],
+    book_audio: BookAudio | None = None,
 ) -> RunResult:
-    """The book-level artifacts; the audio mastered and encoded while the last segments render; the join."""
+    """The book-level artifacts; the audio mastered and encoded while the last segments render (finished, where
+    ``book_audio`` made it as the pages streamed); the join."""
     import threading
 
     import soundfile
 
-    from comic_narrator.audio.mix import bed_fingerprint
+    from comic_narrator.audio.mix import DUAL_MONO_LU, bed_fingerprint
     from comic_narrator.flow.book_end import book_end, card_sound
     from comic_narrator.flow.stream import book_timing, page_segments
     from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
@@ -300,6 +325,12 @@ def _finish_book(
     def master() -> None:
         """audio.wav and the AAC, a page at a time, on a thread while the last segments render."""
         try:
+            if book_audio is not None:
+                tail = card_sound(end.card_frames, timing.fps, config.audio) if end.card_frames else None
+                if book_audio.finish(tail):
+                    return
+                landed = book_audio.master.loudness + DUAL_MONO_LU
+                progress.note(f"[master] the streamed audio landed at {landed:.2f} LUFS: mastered again")
             with soundfile.SoundFile(
                 str(work / "audio.wav"), "w", samplerate=timing.sample_rate_hz, channels=1, subtype="PCM_16"
             ) as wav:
@@ -320,7 +351,7 @@ def _finish_book(
 
     # The master (the loudness passes through the limiter, then the AAC) runs after the last page is voiced:
     # on a long book that is tens of seconds the user should see moving.
-    master_stage = None if current else progress.stage("master", 0)
+    master_stage = None if current else book_audio.stage if book_audio is not None else progress.stage("master", 0)
     mastering = None if current else threading.Thread(target=master, name="master", daemon=True)
     if mastering is not None:
         mastering.start()

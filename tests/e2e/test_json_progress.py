@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,13 +48,25 @@ def test_a_run_reports_json_progress_and_a_summary(tmp_path: Path, capsys: pytes
 
 
 def test_the_books_audio_master_shows_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The master (loudness passes through the limiter, then the AAC) runs after the last page is voiced; on a long
-    book that is tens of seconds, so it reports each page of each pass like any other stage."""
+    """A first run masters the book's audio page by page as the pages are voiced (one step a page, landing on
+    the loudness target, so nothing is mastered again); a run over an output that is no longer current masters
+    after the last page (two measured passes through the limiter and the last: tens of seconds on a long book),
+    reporting each page of each pass like any other stage."""
     out = tmp_path / "sample.mp4"
-    assert main([str(SAMPLE_PAGE), "-o", str(out), "--draft", "--voice-quality", "fast", "--json-progress"]) == 0
-    events = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line.strip()]
-    master = [e for e in events if e["event"] == "progress" and e["stage"] == "master"]
+    args = [str(SAMPLE_PAGE), "-o", str(out), "--draft", "--voice-quality", "fast", "--json-progress"]
+
+    def master_events(run: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        assert main(run) == 0
+        events = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line.strip()]
+        return events, [e for e in events if e["event"] == "progress" and e["stage"] == "master"]
+
+    events, master = master_events(args)
     assert master, "no progress from the master"
+    assert master[-1]["done"] == master[-1]["total"] == 1  # one page, streamed, on target: not mastered again
+    assert [e["detail"] for e in master[:-1]] == ["page 1 mastered"]
+    assert not any("mastered again" in e.get("message", "") for e in events)
+    assert events.index(master[-1]) < len(events) - 1 and events[-1]["event"] == "summary"
+    events, master = master_events([*args, "--music"])  # the output is there but its audio is not current
     assert master[-1]["done"] == master[-1]["total"] == 3  # one page: at most two measured passes and the last
     assert any(e["detail"].startswith("loudness pass 1: page 1 of 1") for e in master)
     assert events.index(master[-1]) < len(events) - 1 and events[-1]["event"] == "summary"

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from math import gcd
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +30,12 @@ from comic_narrator.config import AudioConfig
 from comic_narrator.errors import EngineError
 
 log = logging.getLogger("comic_narrator")
+
+T = TypeVar("T")
+MASTER_THREADS = 8
+"""Pages the exact master limits and measures at once at most (one per core up to this): on 2 cores the loudness
+passes over Black Jack p. 21-40's mix (384.5 s) took 4.1 s against 5.6 s one page at a time
+(benchmarks/master_tail.py)."""
 
 DUAL_MONO_LU = 10 * np.log10(2.0)
 """The mono mix goes to both channels of the AAC (video/encode.py), and BS.1770 sums the channels' power: the file
@@ -244,13 +254,28 @@ def master_pages(
         return limit_peaks(mixed(number, page) * np.float32(10 ** (makeup_db / 20)), page.timing.sample_rate_hz)
 
     passes = 0
+    threads = max(1, min(os.cpu_count() or 1, MASTER_THREADS))
+    workers = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="master")
+
+    def in_order(makeup_db: float, then: Callable[[int, npt.NDArray[np.float32]], T]) -> Iterator[T]:
+        """``then(page number, limited page)`` for every page in order, a few pages worked on at once (numpy and
+        scipy let go of the interpreter in the filters and the oversampling); never more than that in memory."""
+        ahead: deque[Future[T]] = deque()
+        for number, page in enumerate(pages):
+            ahead.append(workers.submit(lambda n, p: then(n, limited(n, p, makeup_db)), number, page))
+            if len(ahead) >= threads:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
 
     def loudness_at(makeup_db: float) -> float:
         nonlocal passes
         passes += 1
         powers = []
-        for n, p in enumerate(pages):
-            powers.append(block_powers(limited(n, p, makeup_db), p.timing.sample_rate_hz))
+        for n, measured in enumerate(
+            in_order(makeup_db, lambda n, track: block_powers(track, pages[n].timing.sample_rate_hz))
+        ):
+            powers.append(measured)
             said(f"loudness pass {passes}: page {n + 1} of {len(pages)}")
         return gated_loudness(powers)
 
@@ -265,11 +290,131 @@ def master_pages(
             if np.isfinite(second) and abs(target - second) > 0.05:
                 slope = float(np.clip((second - first) / makeup_db, 0.2, 1.5))
                 makeup_db += (target - second) / slope
-        for number, page in enumerate(pages):
-            yield limited(number, page, makeup_db)
+        for number, track in enumerate(in_order(makeup_db, lambda _n, track: track)):
+            yield track
             said(f"page {number + 1} of {len(pages)} mastered")
     finally:
+        workers.shutdown(cancel_futures=True)
         shutil.rmtree(spool, ignore_errors=True)
+
+
+SETTLE_VOICE_BLOCKS = 150
+"""Gated voice blocks (100 ms apart, so 15 s of speech) the streaming master waits for before it settles the
+voices' gain; a book with less speech is mastered at its end, whole, as the exact master does."""
+MAKEUP_STEP_DB = 1.0
+"""How far the streaming master's makeup may move from one page to the next: a level change between pages stays
+under what a listener hears as a jump."""
+STREAM_TOLERANCE_LU = 0.3
+"""How far from the target the streamed master may land (EBU R128 allows +-1 LU for programmes; docs/sound.md
+promises -16 +-1): past this, the book is mastered again exactly after the last page."""
+
+
+class StreamingMaster:
+    """The book's audio mastered page by page while later pages are still read and voiced, against a loudness gain
+    settled on the way (so the AAC can be encoded as the pages come instead of after the last one).
+
+    Pages are added in book order. Once 15 s of speech are known (:data:`SETTLE_VOICE_BLOCKS`) the voices' gain is
+    what brings every voice heard so far to the target; each page is mixed with its bed one page late (its bed's
+    joins need the next page's ambience), and the makeup into the limiter is what brings the mix so far to the
+    target less what the limiter took so far, moved at most :data:`MAKEUP_STEP_DB` a page. :attr:`loudness` is
+    the integrated loudness of everything given out; :meth:`on_target` says whether it landed within
+    :data:`STREAM_TOLERANCE_LU` (else master the book again with :func:`master_pages`)."""
+
+    def __init__(self, work_dir: Path, config: AudioConfig) -> None:
+        self.work_dir = work_dir
+        self.config = config
+        self.target = config.target_lufs - DUAL_MONO_LU
+        self.pages: list[PageSound] = []
+        self.scenes: list[dict[int, PageScene]] = []
+        self.starts: list[int] = [0]
+        self.unity: list[npt.NDArray[np.float64]] = []  # each page's block powers as mixed, before any makeup
+        self.before: list[npt.NDArray[np.float64]] = []  # into the limiter, at its makeup
+        self.after: list[npt.NDArray[np.float64]] = []  # and out of it
+        self.makeup_db: float | None = None
+        self.mastered = 0
+
+    def add(self, page: PageSound) -> list[npt.NDArray[np.float32]]:
+        """Take the next page; return the pages now mastered (none, or one, or all those waiting for the gain)."""
+        self.pages.append(page)
+        images = {p.page: page.image_file for p in page.reading.pages} if page.reading and page.image_file else {}
+        bed = page.reading is not None and self.config.sound_bed
+        self.scenes.append(scenes_for(page.reading, images, self.config) if page.reading is not None and bed else {})
+        rate, fps = page.timing.sample_rate_hz, page.timing.fps
+        self.starts.append(self.starts[-1] + round(sum(s.frames for s in page.timing.shots) * rate / fps))
+        voiced = sum(
+            int(np.count_nonzero(-0.691 + 10 * np.log10(np.maximum(p.powers, 1e-20)) >= -70)) for p in self.pages
+        )
+        if voiced < SETTLE_VOICE_BLOCKS:
+            return []
+        return [self._master(n) for n in range(self.mastered, len(self.pages) - 1)]
+
+    def finish(self) -> list[npt.NDArray[np.float32]]:
+        """The pages still waiting, mastered."""
+        return [self._master(n) for n in range(self.mastered, len(self.pages))]
+
+    @property
+    def loudness(self) -> float:
+        """The integrated loudness (LUFS, the mono track) of the pages given out so far."""
+        return gated_loudness(self.after)
+
+    def on_target(self) -> bool:
+        return bool(np.isfinite(self.loudness)) and abs(self.loudness - self.target) <= STREAM_TOLERANCE_LU
+
+    def _ambience(self, number: int, first: bool) -> str | None:
+        if not 0 <= number < len(self.scenes) or not self.scenes[number]:
+            return None
+        chosen = self.scenes[number][min(self.scenes[number]) if first else max(self.scenes[number])]
+        return f"{chosen.choice.ambience}/{chosen.choice.layer}"
+
+    def _master(self, number: int) -> npt.NDArray[np.float32]:
+        page = self.pages[number]
+        rate = page.timing.sample_rate_hz
+        gain = np.float32(gain_for(gated_loudness([p.powers for p in self.pages]), self.target))
+        track = mix_voices(self.work_dir, page.timing, page.clips) * gain
+        if page.reading is not None and self.config.sound_bed:
+            track += bed_for(
+                page.reading,
+                page.timing,
+                page.clips,
+                len(track),
+                self.config,
+                scenes=self.scenes[number],
+                start_sample=self.starts[number],
+                joins=(
+                    _same(self._ambience(number - 1, first=False), self._ambience(number, first=True)),
+                    _same(self._ambience(number + 1, first=True), self._ambience(number, first=False)),
+                ),
+                seed=17 + number,
+            )
+        unity = block_powers(track, rate)
+        self.unity.append(unity)
+
+        def makeup(before: list[npt.NDArray[np.float64]], after: list[npt.NDArray[np.float64]]) -> float:
+            """What brings the mix so far (at unity) to the target, less what the limiter took of ``before``."""
+            taken = gated_loudness(before) - gated_loudness(after) if after else 0.0
+            wanted = self.target + (taken if np.isfinite(taken) else 0.0) - gated_loudness(self.unity)
+            wanted = wanted if np.isfinite(wanted) else 0.0
+            if self.makeup_db is None:
+                return wanted
+            return float(np.clip(wanted, self.makeup_db - MAKEUP_STEP_DB, self.makeup_db + MAKEUP_STEP_DB))
+
+        def limited_at(db: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+            out = limit_peaks(track * np.float32(10 ** (db / 20)), rate)
+            return out, unity * 10 ** (db / 10), block_powers(out, rate)
+
+        # Limited at the makeup the pages before call for, then once more if what the limiter took of this page
+        # moves it (the first page has no pages before it to say how much the limiter takes).
+        makeup_db = makeup(self.before, self.after)
+        limited, before, after = limited_at(makeup_db)
+        again = makeup([*self.before, before], [*self.after, after])
+        if abs(again - makeup_db) > 0.05:
+            makeup_db = again
+            limited, before, after = limited_at(makeup_db)
+        self.makeup_db = makeup_db
+        self.before.append(before)
+        self.after.append(after)
+        self.mastered = number + 1
+        return limited
 
 
 def mix_track(

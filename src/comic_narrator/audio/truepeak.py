@@ -72,25 +72,35 @@ def _oversample_into(
 
 def block_true_peaks(chunks: Iterable[npt.NDArray[np.float32]], block: int, floor: float = 0.0) -> Iterator[float]:
     """The true peak of every ``block`` samples of a track given in chunks of any length (the last block may be
-    shorter): a decoded file measured as it is decoded, never held whole. Exact for the blocks whose true peak
-    reaches ``floor`` (see :func:`true_peak_envelope`)."""
-    held = np.zeros(0, dtype=np.float32)  # samples not yet measured, after ``context`` samples already measured
-    context = np.zeros(0, dtype=np.float32)
+    shorter): a decoded file measured as it is decoded, never held whole. A chunk of shape (channels, samples)
+    gives each block's largest true peak over its channels (a stereo file decoded once). Exact for the blocks
+    whose true peak reaches ``floor`` (see :func:`true_peak_envelope`)."""
+    pending: list[npt.NDArray[np.float32]] = []  # chunks not yet measured, after ``context`` already measured
+    waiting = 0
+    context: npt.NDArray[np.float32] | None = None
     step = block * max(1, (1 << 18) // block)
 
     def measure(samples: npt.NDArray[np.float32], after: npt.NDArray[np.float32]) -> Iterator[float]:
-        window = np.concatenate([context, samples, after])
-        envelope = true_peak_envelope(window, floor)[len(context) : len(context) + len(samples)]
-        for start in range(0, len(samples), block):
-            yield float(envelope[start : start + block].max())
+        window = samples if context is None else np.concatenate([context, samples], axis=1)
+        window = np.concatenate([window, after], axis=1)
+        lead = 0 if context is None else context.shape[1]
+        envelope = np.max([true_peak_envelope(channel, floor) for channel in window], axis=0)
+        envelope = envelope[lead : lead + samples.shape[1]]
+        yield from np.maximum.reduceat(envelope, np.arange(0, len(envelope), block)).tolist()
 
     for chunk in chunks:
-        held = np.concatenate([held, np.asarray(chunk, dtype=np.float32)])
-        while len(held) >= step + _MARGIN:
-            yield from measure(held[:step], held[step : step + _MARGIN])
-            context, held = held[step - _MARGIN : step], held[step:]
-    if len(held):
-        yield from measure(held, np.zeros(0, dtype=np.float32))
+        pending.append(np.atleast_2d(np.asarray(chunk, dtype=np.float32)))
+        waiting += pending[-1].shape[1]
+        if waiting < step + _MARGIN:
+            continue
+        held = np.concatenate(pending, axis=1)
+        while held.shape[1] >= step + _MARGIN:
+            yield from measure(held[:, :step], held[:, step : step + _MARGIN])
+            context, held = held[:, step - _MARGIN : step], held[:, step:]
+        pending, waiting = [held], held.shape[1]
+    if waiting:
+        held = np.concatenate(pending, axis=1)
+        yield from measure(held, held[:, :0])
 
 
 def limit_peaks(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -173,10 +173,12 @@ def stream_pages(
     given_reading: BookReading | None = None,
     script: Script | None = None,
     script_origin: Path | None = None,
+    on_voiced: Callable[[PageWork, Literal["en", "ja"]], None] | None = None,
 ) -> Streamed:
     """Every page through read -> link -> script -> cast -> voice -> timing -> camera -> render (segments handed
     to ``executor``'s renderer). ``given_reading`` (an edited reading) replaces the read stage; ``script`` (a
-    given or edited script) replaces the writer."""
+    given or edited script) replaces the writer. ``on_voiced`` hears of each voiced page, in book order, with
+    the book's language (the book's audio is made from them as they come)."""
     from comic_narrator.audio.mix import block_powers, mix_voices
     from comic_narrator.reading.book_characters import CharacterBook
     from comic_narrator.reading.stage import decided_language
@@ -245,6 +247,8 @@ def stream_pages(
             voice_stage.advance(detail=f"page {work.image.index + 1}: {len(clips)} line(s)")
         done.append(work)
         write_characters()
+        if on_voiced is not None:
+            on_voiced(work, lang_now)
 
     for image, reading, failure in readings():
         if failure is not None:

@@ -128,18 +128,17 @@ def _encode_once(path: Path, pieces: Iterable[npt.NDArray[np.float32]], sample_r
             container.mux(packet)
 
 
-def _decoded(path: Path, channel: int) -> Iterator[npt.NDArray[np.float32]]:
+def _decoded(path: Path) -> Iterator[npt.NDArray[np.float32]]:
+    """The file's audio as (channels, samples) pieces, decoded once."""
     with av.open(str(path)) as source:
         for frame in source.decode(audio=0):
-            yield np.asarray(frame.to_ndarray()[channel], dtype=np.float32)
+            yield np.asarray(frame.to_ndarray(), dtype=np.float32)
 
 
 def _frame_true_peaks(path: Path, floor: float) -> npt.NDArray[np.float64]:
     """The decoded file's true peak in every AAC frame (1024 samples), the larger of its two channels (the mono
-    track on both decodes to two slightly different ones); exact where it reaches ``floor``."""
-    left, right = (np.fromiter(block_true_peaks(_decoded(path, c), AAC_FRAME_SAMPLES, floor), float) for c in (0, 1))
-    size = min(len(left), len(right))
-    return np.asarray(np.maximum(left[:size], right[:size]), dtype=np.float64)
+    track on both decodes to two slightly different ones); exact where it reaches ``floor``. Decoded once."""
+    return np.fromiter(block_true_peaks(_decoded(path), AAC_FRAME_SAMPLES, floor), np.float64)
 
 
 def _spooled(spool: Path, frame_gains: npt.NDArray[np.float64], samples: int) -> Iterator[npt.NDArray[np.float32]]:
