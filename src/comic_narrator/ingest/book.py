@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,19 +154,34 @@ def _encode_png(image: RgbImage) -> bytes:
     return bytes(buf.tobytes())
 
 
+def _store_page(source_page: SourcePage, config: IngestConfig, pages_dir: Path) -> list[tuple[int, str, RgbImage, str]]:
+    """A source page sliced (tall pages) and each slice stored as a PNG: (segment, file name, image, sha256)."""
+    segments = _segments(source_page.image, config)
+    stored = []
+    for seg_no, (y0, y1) in enumerate(segments, start=1 if len(segments) > 1 else 0):
+        image = source_page.image[y0:y1]
+        name = f"page-{source_page.number:04d}" + (f"-s{seg_no:02d}" if seg_no else "") + ".png"
+        atomic_write_bytes(pages_dir / name, _encode_png(image))
+        stored.append((seg_no, name, image, hashlib.sha256(image.tobytes() + repr(image.shape).encode()).hexdigest()))
+    return stored
+
+
+INGEST_THREADS = 8
+"""Pages encoded as PNG at once at most (one per core up to this; OpenCV's encoder lets go of the interpreter).
+The PNG encode is 80 % of ingesting a folder of JPEGs: Black Jack p. 21-40 took 1.1 s on 2 cores, 1.9 s on one."""
+
+
 def ingest_book(path: Path, config: IngestConfig, pages_dir: Path, progress: Progress = SILENT) -> Book:
-    """Decode the selected pages, slice tall ones, and store each as a PNG under ``pages_dir``."""
+    """Decode the selected pages, slice tall ones, and store each as a PNG under ``pages_dir`` (a few pages at
+    once, decoded in order and never more than twice the threads held in memory)."""
     kind = input_kind(path)
     pages_iter, count, info = _source_pages(path, kind, config)
     stage = progress.stage("ingest", count)
     pages: list[PageImage] = []
-    for source_page in pages_iter:
-        segments = _segments(source_page.image, config)
-        for seg_no, (y0, y1) in enumerate(segments, start=1 if len(segments) > 1 else 0):
-            image = source_page.image[y0:y1]
-            name = f"page-{source_page.number:04d}" + (f"-s{seg_no:02d}" if seg_no else "") + ".png"
-            atomic_write_bytes(pages_dir / name, _encode_png(image))
-            digest = hashlib.sha256(image.tobytes() + repr(image.shape).encode()).hexdigest()
+    threads = max(1, min(os.cpu_count() or 1, INGEST_THREADS))
+
+    def collect(source_page: SourcePage, stored: list[tuple[int, str, RgbImage, str]]) -> None:
+        for seg_no, name, image, digest in stored:
             pages.append(
                 PageImage(
                     index=len(pages),
@@ -177,4 +195,15 @@ def ingest_book(path: Path, config: IngestConfig, pages_dir: Path, progress: Pro
                 )
             )
         stage.advance(detail=source_page.source)
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ingest") as workers:
+        ahead: deque[tuple[SourcePage, Future[list[tuple[int, str, RgbImage, str]]]]] = deque()
+        for source_page in pages_iter:
+            ahead.append((source_page, workers.submit(_store_page, source_page, config, pages_dir)))
+            if len(ahead) >= 2 * threads:
+                page, stored = ahead.popleft()
+                collect(page, stored.result())
+        while ahead:
+            page, stored = ahead.popleft()
+            collect(page, stored.result())
     return Book(source=str(path), pages=pages, manga_hint=info.manga_rtl, language_hint=info.language)
