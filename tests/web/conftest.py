@@ -52,6 +52,23 @@ def browser() -> Iterator[WebDriver]:
 
 
 @pytest.fixture(scope="session")
+def narrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(work folder, read-along folder) of a two-page book (the sample page twice) narrated with --read-along."""
+    from comic_narrator.cli import main
+    from tests.conftest import SAMPLE_PAGE
+
+    root = tmp_path_factory.mktemp("read-along")
+    book = root / "book"
+    book.mkdir()
+    for name in ("p1.jpg", "p2.jpg"):
+        shutil.copyfile(SAMPLE_PAGE, book / name)
+    out, folder = root / "book.mp4", root / "read-along"
+    argv = [str(book), "-o", str(out), "-q", "--voice-quality", "fast", "--draft", "--read-along", str(folder)]
+    assert main(argv) == 0
+    return root / "book.mp4.work", folder
+
+
+@pytest.fixture(scope="session")
 def japanese(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(work folder, read-along folder) of one page of the bundled manga sample, narrated with --read-along."""
     from comic_narrator.cli import main

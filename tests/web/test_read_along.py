@@ -20,7 +20,6 @@ from comic_narrator.artifacts import BookReading, ClipList, Script, Timing
 from comic_narrator.cli import main
 from comic_narrator.web.guided import ROLE_OF_KIND
 from comic_narrator.web.readalong import FONT_FILES, FONTS
-from tests.conftest import SAMPLE_PAGE
 from tests.web.conftest import loaded_font_statuses
 from tests.web.guided_schema import schema_errors
 from tests.web.readalong_page import line_at, spoken_lines
@@ -29,20 +28,6 @@ if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def narrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(work folder, read-along folder) of a two-page book (the sample page twice) narrated with --read-along."""
-    root = tmp_path_factory.mktemp("read-along")
-    book = root / "book"
-    book.mkdir()
-    for name in ("p1.jpg", "p2.jpg"):
-        shutil.copyfile(SAMPLE_PAGE, book / name)
-    out, folder = root / "book.mp4", root / "read-along"
-    argv = [str(book), "-o", str(out), "-q", "--voice-quality", "fast", "--draft", "--read-along", str(folder)]
-    assert main(argv) == 0
-    return root / "book.mp4.work", folder
 
 
 @pytest.fixture(scope="module")
