@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from comic_narrator.artifacts import Script, Timing
+from comic_narrator.artifacts import BookReading, Script, Timing
 from comic_narrator.cli import main
 from comic_narrator.video.render import book_audio_file
+from comic_narrator.web.panel_edits import edited_reading
 from comic_narrator.web.readalong import export_read_along
+from tests.conftest import SAMPLE_PAGE
 from tests.web.readalong_page import spoken_lines
 
 pytestmark = pytest.mark.slow
@@ -113,3 +115,25 @@ def test_what_the_export_reports(work: Path, tmp_path: Path, capsys: pytest.Capt
         f"read-along: {tmp_path / 'again' / 'index.html'} (2 page(s), {len(spoken)} line(s), "
         f"{timing.duration_s:.1f} s of narration)\n"
     )
+
+
+def test_a_page_read_without_panels_counts_its_lines_in_its_one_shot(
+    narrated: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sample page with its panels removed on the review page (the edit ``--reading`` accepts): every line is
+    said over the whole page, in the book's only shot, and the export still counts each of them."""
+    reading = BookReading.model_validate_json((narrated[0] / "reading.json").read_text(encoding="utf-8"))
+    one_page = reading.model_copy(update={"pages": reading.pages[:1]})
+    edited = tmp_path / "reading.json"
+    edited.write_text(edited_reading(one_page, {0: []}).model_dump_json(), encoding="utf-8")
+    out, folder = tmp_path / "page.mp4", tmp_path / "read-along"
+    argv = [str(SAMPLE_PAGE), "-o", str(out), "-q", "--voice-quality", "fast", "--draft", "--reading", str(edited)]
+    assert main([*argv, "--read-along", str(folder)]) == 0
+    work = tmp_path / "page.mp4.work"
+    timing = Timing.model_validate_json((work / "timing.json").read_text(encoding="utf-8"))
+    script = Script.model_validate_json((work / "script.json").read_text(encoding="utf-8"))
+    assert [(shot.page, shot.panel) for shot in timing.shots] == [(0, -1)]
+    assert script.lines and {line.panel for line in script.lines} == {-1}
+    assert f"(1 page(s), {len(script.lines)} line(s), " in capsys.readouterr().out
+    made = export_read_along(work, tmp_path / "again")
+    assert (made.pages, made.lines) == (1, len(script.lines))
