@@ -1,14 +1,22 @@
 """Headless Chromium for the page tests: Debian's ``chromium`` driven through its own ``chromedriver``
-(selenium, from the test extra), or a skip that names what is missing."""
+(selenium, from the test extra), or a skip that names what is missing; the narrated books the web tests share,
+and the review server over a copy of one (``served``)."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from comic_narrator.artifacts import BookReading, Script
+from comic_narrator.web.review import ReviewSession
+from comic_narrator.web.server import ReviewServer
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -98,3 +106,53 @@ def loaded_font_statuses(browser: WebDriver, text: str) -> object:
         """,
         text,
     )
+
+
+@dataclass(frozen=True)
+class Served:
+    """A review server on loopback over a copy of the narrated book's work folder, its session and that folder."""
+
+    server: ReviewServer
+    session: ReviewSession
+    work: Path
+
+    def ask(self, method: str, path: str, body: bytes | None = None) -> tuple[int, dict[str, Any]]:
+        """One request with the session's token; the status and the JSON answer."""
+        host, port = self.server.server_address[:2]
+        connection = http.client.HTTPConnection(str(host), port, timeout=60)
+        connection.request(method, path, body=body, headers={"X-Review-Token": self.server.token})
+        answer = connection.getresponse()
+        data = answer.read()
+        connection.close()
+        return answer.status, json.loads(data)
+
+    def save(self, edit: object) -> tuple[int, str]:
+        """POST ``edit`` as the page does; the status and the one line answered (the message or the error)."""
+        status, answer = self.ask("POST", "/api/save", json.dumps(edit).encode("utf-8"))
+        return status, str(answer.get("message", answer.get("error")))
+
+    def script(self) -> Script:
+        return Script.model_validate_json((self.work / "script.json").read_bytes())
+
+    def reading(self) -> BookReading:
+        return BookReading.model_validate_json((self.work / "reading.json").read_bytes())
+
+
+@pytest.fixture
+def served(narrated: tuple[Path, Path], tmp_path: Path) -> Iterator[Served]:
+    """The review server over a copy of the narrated two-page book's work folder (each test edits its own copy)."""
+    from comic_narrator.config import VoiceConfig
+    from comic_narrator.voice.voicebank import open_voice_bank
+
+    work = tmp_path / "book.mp4.work"
+    shutil.copytree(narrated[0], work, ignore=shutil.ignore_patterns("segments", "*.log"))
+    voice = VoiceConfig(quality="fast")
+    with open_voice_bank(voice) as bank:
+        session = ReviewSession(work, bank, voice)
+        server = ReviewServer(session)
+        server.serve_in_thread()
+        try:
+            yield Served(server, session, work)
+        finally:
+            server.shutdown()
+            server.server_close()
