@@ -153,3 +153,13 @@ def test_panels_fixed_over_a_reading_short_of_the_book_are_refused_and_nothing_i
     status, message = served.save({"lines": lines, "panels": {"0": panels}})
     assert status == 400 and message == "the reading holds 1 page(s) but the book has 2", message
     assert {p.name: p.read_bytes() for p in served.work.iterdir() if p.is_file()} == before
+
+
+def test_a_speaker_id_is_up_to_40_letters_digits_or_marks(served: Served) -> None:
+    first = _lines(served)[0]
+    longest = "Shichimi_2." + "x" * 29
+    assert served.save({"lines": [{**first, "speaker": longest}]})[0] == 200
+    assert served.script().lines[0].speaker == longest
+    for speaker in (longest + "x", "-shichimi", "", "Shichimi Sensei"):
+        status, message = served.save({"lines": [{**first, "speaker": speaker}]})
+        assert status == 400 and message.startswith(f"line 1: speaker {speaker!r} is not an id"), (speaker, message)
