@@ -46,6 +46,9 @@ def test_the_voices_saved_are_what_the_page_gets_back(served: Served) -> None:
     assert status == 200 and message.startswith(f"saved {len(served.script().lines)} line(s), 2 voice(s)"), message
     assert yaml.safe_load((served.work / "review-cast.yaml").read_text(encoding="utf-8")) == chosen
     assert served.ask("GET", "/api/book")[1]["voices"] == {**book["voices"], **chosen}
+    status, message = served.save({"lines": _lines(served), "voices": {speaker: "no-such-voice"}})
+    assert status == 400 and message == f"{speaker}: unknown voice 'no-such-voice' (`comic-narrator voices` lists them)"
+    assert yaml.safe_load((served.work / "review-cast.yaml").read_text(encoding="utf-8")) == chosen
 
 
 def test_a_voice_for_a_speaker_with_no_line_left_is_not_pinned(served: Served) -> None:
