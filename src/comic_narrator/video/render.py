@@ -9,7 +9,6 @@ so a run killed mid-render keeps the segments it finished.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -37,10 +36,6 @@ from comic_narrator.video.segments import SEGMENT_DIR, Segment, plan_segments, r
 from comic_narrator.workdir import text_sha256
 
 POLL_S = 0.2
-RENDER_NICENESS = 10
-"""How much lower the render workers' CPU priority is than the run's: rendering is throughput work that the end
-of the run waits for anyway, while the engines beside it (the reader's and the voices' servers, whose loops feed a
-GPU, and the run's own reading and master) are latency work that a worker per core would otherwise starve."""
 
 
 class RenderReport(NamedTuple):
@@ -69,9 +64,6 @@ def _init_worker(progress_queue: Any) -> None:
     global _progress_queue
     _progress_queue = progress_queue
     cv2.setNumThreads(1)  # one process per core already
-    # not on a POSIX system, or not allowed: render at the run's priority
-    with contextlib.suppress(AttributeError, OSError):
-        os.nice(RENDER_NICENESS)
 
 
 def _pyramid_for(image: str) -> PagePyramid:
