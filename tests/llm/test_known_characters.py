@@ -96,46 +96,6 @@ def test_a_book_that_names_nobody_is_searched_for_names_only_in_its_first_pages(
     waiting.join()
 
 
-def _unnamed_speech(page: int) -> PageReading:
-    """A page whose lines are speech the model named nobody for (random weights answer `characters: []`)."""
-    return _reading(page).model_copy(
-        update={"texts": [TextRegion(bbox=(0, 0, 9, 9), kind="speech", text="hi", panel=0)]}
-    )
-
-
-def test_the_first_speaking_page_ends_the_search_even_when_it_names_nobody() -> None:
-    """A cover, then a speaking page that names nobody: the pages after it wait for it (it might have named
-    somebody), but not for each other beyond the lag, as they did while the search went on to page 8."""
-    ledger = CharacterLedger(list(range(12)), lag_pages=3)
-    ledger.record(0, _reading(0))  # the cover: no lines, so the search goes on past it
-    ready = threading.Event()
-
-    def ask(page: int) -> None:
-        ledger.shown_to(page)
-        ready.set()
-
-    waiting = threading.Thread(target=ask, args=(2,))
-    waiting.start()
-    assert not ready.wait(0.3), "page 3 waits for page 2, the book's first page with lines"
-    ledger.record(1, _unnamed_speech(1))
-    assert ready.wait(5)
-    waiting.join()
-    ledger.record(2, _unnamed_speech(2))
-    shown: list[list[Character]] = []
-    asking = threading.Thread(target=lambda: shown.append(ledger.shown_to(5)), daemon=True)
-    asking.start()
-    asking.join(5)
-    assert shown == [[]], "page 6 is shown pages 1-3 at once; it waited for pages 4 and 5 before"
-    ready.clear()
-    waiting = threading.Thread(target=ask, args=(6,))
-    waiting.start()
-    assert not ready.wait(0.3), "page 7 waits for page 4 (pages 5 and 6 are read beside it)"
-    ledger.record(3, _reading(3, "Ann"))
-    assert ready.wait(5)
-    waiting.join()
-    assert [c.name for c in ledger.shown_to(6)] == ["Ann"]
-
-
 def test_a_failed_page_releases_the_pages_waiting_on_it() -> None:
     ledger = CharacterLedger([0, 1, 2], lag_pages=1)
     ledger.record(0, None)
