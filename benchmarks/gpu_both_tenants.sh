@@ -34,13 +34,16 @@ llm_command="$llm_command ${LLM_EXTRA:-}"
 cn() { python3 -c "import sys; from comic_narrator.cli import main; sys.exit(main(sys.argv[1:]))" "$@"; }
 
 python3 -c "import comic_narrator.cli.app, comic_narrator.reading.reader, rapidocr, av, soundfile, pydantic" || exit 3
-# Every line goes to the GPU voices: the cast pins the narrator and the reader's ids to the server's voices (casting
-# alone would give a character whose age a bundled voice matches that bundled voice, voiced on the CPU).
+# Every line goes to the GPU voices: the cast pins the narrator and the reader's ids to the server's voices, and "*"
+# everyone else (casting alone would give a character whose age a bundled voice matches that bundled voice, voiced
+# on the CPU).
 python3 - "$out/cast.yaml" <<'EOF2'
 import sys
 served = ["openai:ja-alpha", "openai:ja-nezumi", "openai:ja-gongitsune", "openai:ja-tebukuro"]
 ids = ["narrator", "unknown", "pepper", "carrot", *(f"char{n}" for n in range(1, 41))]
-open(sys.argv[1], "w").write("".join(f"{cid}: {served[i % 4]}\n" for i, cid in enumerate(ids)))
+cast = "".join(f"{cid}: {served[i % 4]}\n" for i, cid in enumerate(ids))
+# and anybody else the LLM names (random weights name a character now and then) to the server's voices too
+open(sys.argv[1], "w").write(cast + '"*": [' + ", ".join(served) + "]\n")
 EOF2
 stack="$out/stack-$phase.yaml"
 cat > "$stack" <<EOF

@@ -79,6 +79,28 @@ def test_cast_file_pins(tmp_path: Path) -> None:
     assert by["c"].voice not in {"en-alpha", "en-joe-deep"}
 
 
+def test_everyone_the_cast_file_does_not_name_is_cast_from_its_star_voices(tmp_path: Path) -> None:
+    """`*` lists the voices for every character the file does not pin (a voice server's, so nobody is voiced on
+    the CPU by a bundled voice): the narrator included unless pinned, the pins still win."""
+    cast_file = tmp_path / "cast.yaml"
+    cast_file.write_text('a: en-alpha\n"*": [en-joe-young, en-joe-girl]\n', encoding="utf-8")
+    reading = _reading([None, "a", "b", "c", "b", "d", None])
+    by = {
+        m.character: m.voice for m in cast_characters(reading, VOICES, VoiceConfig(cast_file=cast_file), "en").members
+    }
+    assert by["a"] == "en-alpha"
+    assert by["narrator"] == "en-joe-young"  # the first of the list: neither is a narrator voice
+    assert {by["b"], by["c"], by["d"]} == {"en-joe-girl"}  # the narrator's voice is not shared while another is
+    cast_file.write_text('narrator: en-joe-deep\n"*": [en-alpha, en-joe-girl, ja-alpha]\n', encoding="utf-8")
+    by = {
+        m.character: m.voice for m in cast_characters(reading, VOICES, VoiceConfig(cast_file=cast_file), "en").members
+    }
+    assert by["narrator"] == "en-joe-deep"
+    assert {by[c] for c in "abcd"} == {"en-alpha", "en-joe-girl"}  # the leads apart, the extras share them
+    without = cast_characters(reading, VOICES, VoiceConfig(), "en")
+    assert {m.voice for m in without.members} - {"en-alpha", "en-joe-girl", "en-joe-deep"}  # the list is what held
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -87,6 +109,9 @@ def test_cast_file_pins(tmp_path: Path) -> None:
         ("a: [1, 2]\n", "expected a voice id"),
         ("a: {voice: en-joe, speed: fast}\n", "must be numbers"),
         ("a: {\n", "not valid YAML"),
+        ('"*": [en-joe, nobody]\n', "unknown voice 'nobody'"),
+        ('"*": {voice: en-joe}\n', "a list of voice ids"),
+        ('"*": [ja-alpha]\n', "none of ja-alpha speaks 'en'"),
     ],
 )
 def test_bad_cast_file_names_the_file(tmp_path: Path, content: str, message: str) -> None:

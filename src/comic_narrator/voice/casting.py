@@ -29,6 +29,9 @@ only Japanese man, kumo, voices the first male lead instead of narrating; gongit
 furthest in timbre from the likeliest female leads (alpha 2.25, tebukuro 1.99; docs/voices.md)."""
 
 SERVER_ENGINES = frozenset({"fish", "openai"})
+EVERYONE_ELSE = "*"
+"""The cast file's entry for every character it does not name: the voices casting may give them (a GPU user's
+voice server's, say, so that nobody is voiced by a bundled voice on the CPU)."""
 Gender = Literal["male", "female", "unknown"]
 Nature = Literal["human", "creature", "machine", "unknown"]
 Age = Literal["child", "young", "adult", "old", "unknown"]
@@ -43,6 +46,8 @@ class Pin:
     pitch_semitones: float | None = None
     name: str | None = None
     """What the character is called (the book's characters record it)."""
+    pool: tuple[str, ...] = ()
+    """The ``*`` entry only: the voices casting may give every character the file does not pin (empty: any)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,9 @@ def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
     known = {v.id for v in voices}
     pins: dict[str, Pin] = {}
     for character, value in raw.items():
+        if character == EVERYONE_ELSE:
+            pins[EVERYONE_ELSE] = Pin(pool=_pool(value, known, path))
+            continue
         entry: dict[str, Any] = {"voice": value} if isinstance(value, str) else value
         if not isinstance(entry, dict):
             raise ArtifactError(f"{character}: expected a voice id or a mapping, got {value!r}", path=path)
@@ -104,6 +112,20 @@ def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
             raise ArtifactError(f"{character}: speed {speed} is outside 0.5..2.0", path=path)
         pins[str(character)] = Pin(voice=voice, speed=speed, pitch_semitones=pitch, name=name.strip() if name else None)
     return pins
+
+
+def _pool(value: Any, known: set[str], path: Path) -> tuple[str, ...]:
+    """The ``*`` entry's voices: one voice id or a list of them, each a known voice."""
+    ids = [value] if isinstance(value, str) else value
+    if not isinstance(ids, list) or not ids or not all(isinstance(voice, str) for voice in ids):
+        raise ArtifactError(f"{EVERYONE_ELSE}: expected a voice id or a list of voice ids, got {value!r}", path=path)
+    for voice in ids:
+        if voice not in known:
+            raise ArtifactError(
+                f"{EVERYONE_ELSE}: unknown voice {voice!r}; `comic-narrator voices` lists: {', '.join(sorted(known))}",
+                path=path,
+            )
+    return tuple(ids)
 
 
 def characters_in(characters: BookCharacters) -> list[Character]:
@@ -240,6 +262,7 @@ def cast_book(
     given ``narrator_voice`` keeps that; a cast file's pin still wins. Returns the cast and ``characters`` with
     each voice (and each name the cast file gives) recorded."""
     pins = load_cast_file(config.cast_file, voices) if config.cast_file else {}
+    allowed = pins.pop(EVERYONE_ELSE, Pin()).pool
     settled = {c.id: c.voice for c in characters.characters if c.voice is not None}
     if narrator_voice is not None:
         settled[NARRATOR] = narrator_voice
@@ -249,7 +272,15 @@ def cast_book(
             pins[settled_id] = Pin(voice_id, pin.speed, pin.pitch_semitones, pin.name)
     by_id = {v.id: v for v in voices}
     narrator_pin = pins.get(NARRATOR, Pin())
-    narrator = by_id[narrator_pin.voice] if narrator_pin.voice else pick_narrator(voices, config, lang)
+    spoken = [by_id[voice_id] for voice_id in allowed if by_id[voice_id].language == lang]
+    if allowed and not spoken:
+        raise ArtifactError(f"{EVERYONE_ELSE}: none of {', '.join(allowed)} speaks {lang!r}", path=config.cast_file)
+    if narrator_pin.voice:
+        narrator = by_id[narrator_pin.voice]
+    elif spoken and not config.narrator_voice:  # the narrator is one of everyone else too
+        narrator = next((v for v in spoken if v.narrator), spoken[0])
+    else:
+        narrator = pick_narrator(voices, config, lang)
     members = [
         CastMember(
             character=NARRATOR,
@@ -263,6 +294,8 @@ def cast_book(
     ]
     pinned_voices = {p.voice for c, p in pins.items() if p.voice and c != NARRATOR}
     candidates = [v for v in castable(voices, config) if v.language == lang and v.id != narrator.id]
+    if spoken:
+        candidates = [v for v in spoken if v.id != narrator.id] or spoken
     if config.quality == "natural":
         candidates = natural_first(candidates, by_id)
     pool = _contrast_order(candidates, narrator.gender)
