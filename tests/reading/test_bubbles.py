@@ -229,3 +229,44 @@ def test_a_balloon_the_trim_cuts_is_still_a_balloon() -> None:
     lines = [_line(140, 20, 320, 40, "N-what was that"), _line(160, 70, 280, 40, "question, stranger?")]
     (block,) = group_lines(lines, gray, PAPER, [(0, 0, 1000, 1400)])
     assert block.bubble is not None and [ln.text for ln in block.lines] == [ln.text for ln in lines]
+
+
+def test_a_ragged_light_region_around_lettering_is_no_balloon_and_a_spiky_shout_is_one() -> None:
+    """Lettering on the light gaps between figures (a band with fingers of paper running down between them, under
+    five times the lettering's size) is not in a balloon: the region's body, its outline pulled back to 1.2 radii
+    of its fitted ellipse, fills under 0.6 of its hull. A shout's spikes are pulled back with it, so a spiky
+    balloon's body stays solid."""
+    gray = np.full((1400, 1000), 110, dtype=np.uint8)
+    gray[440:520, 200:800] = 255
+    for x in range(200, 800, 120):
+        gray[520:720, x : x + 40] = 255  # the paper between five figures
+    (block,) = group_lines([_line(220, 455, 560, 50, "Over there")], gray, PAPER, [(0, 0, 1000, 1400)])
+    assert block.bubble is None
+    gray = np.full((1400, 1000), 110, dtype=np.uint8)
+    angles = 2 * np.pi * np.arange(32) / 32
+    reach = np.where(np.arange(32) % 2 == 0, 1.0, 0.72)  # sixteen spikes
+    star = np.stack([500 + 300 * reach * np.cos(angles), 500 + 190 * reach * np.sin(angles)], axis=1)
+    cv2.fillPoly(gray, [star.astype(np.int32)], 255)
+    (block,) = group_lines([_line(290, 455, 420, 90, "WHAT?!")], gray, PAPER, [(0, 0, 1000, 1400)])
+    assert block.bubble is not None and 0.6 < block.bubble.solidity < 0.8
+
+
+def test_long_tails_do_not_make_a_balloon_ragged_and_lettering_a_sixth_of_its_region_has_none() -> None:
+    """A balloon with long tails both ways (two speakers' balloon) keeps a solid body: its tails are pulled back to
+    1.2 radii before the body's solidity is taken. And the spiky shout of the test above, around lettering under a
+    fifth of its area, is the light around display lettering, not its balloon."""
+    gray = np.full((1400, 1000), 110, dtype=np.uint8)
+    cv2.ellipse(gray, (500, 500), (220, 120), 0, 0, 360, 255, -1)
+    half_width = np.array([18, 0])
+    for tip in ((500, 900), (500, 100)):  # three and a half of its radii away, up and down
+        base = np.array([500, 500]) + (np.array(tip) - 500) * 0.3
+        cv2.fillPoly(gray, [np.array([base + half_width, base - half_width, tip], dtype=np.int32)], 255)
+    (block,) = group_lines([_line(320, 470, 360, 60, "We both say it")], gray, PAPER, [(0, 0, 1000, 1400)])
+    assert block.bubble is not None and block.bubble.tail_xy is not None
+    gray = np.full((1400, 1000), 110, dtype=np.uint8)
+    angles = 2 * np.pi * np.arange(32) / 32
+    reach = np.where(np.arange(32) % 2 == 0, 1.0, 0.72)
+    star = np.stack([500 + 300 * reach * np.cos(angles), 500 + 190 * reach * np.sin(angles)], axis=1)
+    cv2.fillPoly(gray, [star.astype(np.int32)], 255)
+    (block,) = group_lines([_line(320, 470, 360, 60, "WHAT?!")], gray, PAPER, [(0, 0, 1000, 1400)])
+    assert block.bubble is None  # 5.9 times the lettering's box
