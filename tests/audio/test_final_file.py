@@ -10,6 +10,7 @@ import pytest
 
 from comic_narrator.audio.truepeak import limit_peaks
 from comic_narrator.config import AudioConfig
+from comic_narrator.video import mux
 from comic_narrator.video.mux import TRUE_PEAK_LIMIT_DBTP, encode_aac
 from tests.audio.measure import decoded_audio, longest_quiet_s, loudness_lufs, true_peak_dbtp
 
@@ -50,3 +51,20 @@ def test_the_encoder_s_own_overshoot_is_taken_back(tmp_path: Path) -> None:
     unguarded = tmp_path / "unguarded.m4a"
     encode_aac(unguarded, limited, rate_hz, true_peak_limit_dbtp=None)
     assert true_peak_dbtp(decoded_audio(unguarded)[0]) > TRUE_PEAK_LIMIT_DBTP, "the case must need the guard"
+
+
+def test_the_peaks_measured_while_encoding_are_the_finished_file_s(narrated: Path, tmp_path: Path) -> None:
+    """The true-peak check reads the first encode's packets as they are made (so the run waits only for the last
+    frames): the narrated sample's sound, encoded again in uneven pieces and cut short of a whole AAC frame, gives
+    every frame the same true peak as decoding the finished file does, priming and end padding dropped alike."""
+    audio, rate_hz = decoded_audio(narrated)
+    track = np.ascontiguousarray(audio[0, : rate_hz * 9 + 333], dtype=np.float32)
+    floor = 0.97 * 10 ** (TRUE_PEAK_LIMIT_DBTP / 20)
+    out = tmp_path / "again.m4a"
+    measured = mux._StreamedPeaks(floor)
+    mux._encode_once(out, [track[:7_000], track[7_000:150_001], track[150_001:]], rate_hz, measured.heard)
+    streamed = measured.finish(len(track))
+    from_file = mux._frame_true_peaks(out, floor)
+    assert len(streamed) == len(from_file) == -(-len(track) // mux.AAC_FRAME_SAMPLES)
+    np.testing.assert_array_equal(streamed, from_file)
+    assert streamed.max() > floor / 4, "the sample's speech is measured, not silence"

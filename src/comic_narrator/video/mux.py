@@ -8,7 +8,9 @@ per-segment audio would put a gap or a click at each join.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
@@ -119,13 +121,89 @@ GUARD_PASSES = 6
 180 Hz square wave driven 10 dB into the limiter, the worst case tried, needed four."""
 
 
-def _encode_once(path: Path, pieces: Iterable[npt.NDArray[np.float32]], sample_rate_hz: int) -> None:
+def _encode_once(
+    path: Path,
+    pieces: Iterable[npt.NDArray[np.float32]],
+    sample_rate_hz: int,
+    heard: Callable[[av.Packet[Any], Any], None] | None = None,
+) -> None:
+    """One AAC encode of the track into ``path``; ``heard`` gets each packet and the encoder's codec context."""
     with atomic_mp4(path, "audio encoding") as container:
         sound = container.add_stream("aac", rate=sample_rate_hz)
         sound.layout = "stereo"
         sound.time_base = Fraction(1, sample_rate_hz)
         for packet in _aac_packets(sound, pieces, sample_rate_hz):
+            if heard is not None:
+                heard(packet, sound.codec_context)
             container.mux(packet)
+
+
+class _StreamedPeaks:
+    """The true peak of every AAC frame of a file, measured while it is encoded: each packet is decoded as it is
+    made and measured on a thread of its own, so the check after the encode waits only for the last frames. The
+    encoder's priming (the first packet's negative time) and the padding after the track's last sample, which the
+    file's own decode drops, are dropped too: the same figures as :func:`_frame_true_peaks` on the finished file."""
+
+    _HELD = 4 * AAC_FRAME_SAMPLES
+    """Decoded samples kept back until the track's length is known (the padding is under one frame)."""
+
+    def __init__(self, floor: float) -> None:
+        self._decoder: Any = None
+        self._skip = 0
+        self._held: list[npt.NDArray[np.float32]] = []
+        self._given = 0
+        self._chunks: queue.Queue[npt.NDArray[np.float32] | None] = queue.Queue(maxsize=256)
+        self._peaks: list[float] = []
+        self._failure: BaseException | None = None
+        self._thread = threading.Thread(target=self._measure, args=(floor,), name="true-peaks", daemon=True)
+        self._thread.start()
+
+    def heard(self, packet: av.Packet[Any], encoder: Any) -> None:
+        if self._decoder is None:
+            self._decoder = av.CodecContext.create("aac", "r")
+            self._decoder.extradata = encoder.extradata
+            if packet.pts is not None and packet.pts < 0 and packet.time_base is not None:
+                self._skip = round(-packet.pts * packet.time_base * encoder.sample_rate)
+        self._hold(self._decoder.decode(av.Packet(bytes(packet))))
+        while self._held and sum(chunk.shape[1] for chunk in self._held) - self._held[0].shape[1] >= self._HELD:
+            self._give(self._held.pop(0))
+
+    def finish(self, samples: int) -> npt.NDArray[np.float64]:
+        """Every frame's true peak, for a track of ``samples`` samples (raises what the measuring raised)."""
+        if self._decoder is not None:
+            self._hold(self._decoder.decode(None))
+        if self._held:
+            self._give(np.concatenate(self._held, axis=1)[:, : max(0, samples - self._given)])
+        self._chunks.put(None)
+        self._thread.join()
+        if self._failure is not None:
+            raise self._failure
+        return np.asarray(self._peaks, dtype=np.float64)
+
+    def _hold(self, frames: Iterable[av.AudioFrame]) -> None:
+        for frame in frames:
+            decoded = np.asarray(frame.to_ndarray(), dtype=np.float32)
+            dropped = min(self._skip, decoded.shape[1])
+            self._skip -= dropped
+            if decoded.shape[1] > dropped:
+                self._held.append(decoded[:, dropped:])
+
+    def _give(self, chunk: npt.NDArray[np.float32]) -> None:
+        if chunk.shape[1]:
+            self._given += chunk.shape[1]
+            self._chunks.put(chunk)
+
+    def _measure(self, floor: float) -> None:
+        def chunks() -> Iterator[npt.NDArray[np.float32]]:
+            while (chunk := self._chunks.get()) is not None:
+                yield chunk
+
+        try:
+            self._peaks.extend(block_true_peaks(chunks(), AAC_FRAME_SAMPLES, floor))
+        except BaseException as exc:  # handed to finish()
+            self._failure = exc
+            while self._chunks.get() is not None:  # let the encoder go on putting
+                pass
 
 
 def _decoded(path: Path) -> Iterator[npt.NDArray[np.float32]]:
@@ -159,9 +237,9 @@ def encode_aac(
     true_peak_limit_dbtp: float | None = TRUE_PEAK_LIMIT_DBTP,
 ) -> None:
     """The mono track (one array, or its pieces in order) on both channels as AAC in an M4A at ``path``,
-    written atomically. The file is decoded and measured: where its true peak passes ``true_peak_limit_dbtp``
-    (AAC's own overshoot), the frames around it are encoded again lower, from a copy of the track spooled to
-    disk beside ``path`` while it was first encoded (removed after)."""
+    written atomically. The file is decoded and measured (the first encode's packets as they are made): where its
+    true peak passes ``true_peak_limit_dbtp`` (AAC's own overshoot), the frames around it are encoded again lower,
+    from a copy of the track spooled to disk beside ``path`` while it was first encoded (removed after)."""
     pieces = [audio] if isinstance(audio, np.ndarray) else audio
     if true_peak_limit_dbtp is None:
         _encode_once(path, pieces, sample_rate_hz)
@@ -179,10 +257,14 @@ def encode_aac(
                     samples += len(piece)
                     yield piece
 
-            _encode_once(path, teed(), sample_rate_hz)
+            measured = _StreamedPeaks(0.97 * limit)
+            try:
+                _encode_once(path, teed(), sample_rate_hz, measured.heard)
+            finally:
+                first = measured.finish(samples)
         gains = np.ones((samples + AAC_FRAME_SAMPLES - 1) // AAC_FRAME_SAMPLES)
         for passes in range(GUARD_PASSES + 1):
-            peaks = _frame_true_peaks(path, 0.97 * limit)[: len(gains)]
+            peaks = (first if passes == 0 else _frame_true_peaks(path, 0.97 * limit))[: len(gains)]
             if len(peaks) == 0 or peaks.max() <= limit:
                 return
             if passes == GUARD_PASSES:
