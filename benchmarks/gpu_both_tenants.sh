@@ -15,7 +15,8 @@
 # server's lines in flight) with the seconds both were busy at once. LLM_COMMAND replaces the vLLM command and TTS_DEVICE (cuda) the voices' device, for a dry run of
 # this script on a machine without a GPU (with a stand-in LLM; GPU_MEMORY=32GiB then stands for NVML).
 # A stack already up is adopted (`gpu up` adopts healthy servers), and KEEP_UP=1 leaves it up afterwards, so the
-# runs of one mode can be split over several calls: RUNS picks them (coreside: stream twopass, and jobs4: streamed with 4 render workers; timeshare: timeshare).
+# runs of one mode can be split over several calls: RUNS picks them (coreside: stream twopass, and jobs4: streamed
+# with 4 render workers; timeshare: timeshare).
 # usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR [RUNS...]
 set -u
 phase=$1; model=$2; book=$3; out=$4; shift 4

@@ -98,11 +98,8 @@ def load_cast_file(path: Path, voices: list[VoiceInfo]) -> dict[str, Pin]:
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise ArtifactError(f"{character}: name must be text, got {name!r}", path=path)
         voice = entry.get("voice")
-        if voice is not None and voice not in known:
-            raise ArtifactError(
-                f"{character}: unknown voice {voice!r}; `comic-narrator voices` lists: {', '.join(sorted(known))}",
-                path=path,
-            )
+        if voice is not None:
+            _check_known(str(character), voice, known, path)
         try:
             speed = float(entry["speed"]) if entry.get("speed") is not None else None
             pitch = float(entry["pitch"]) if entry.get("pitch") is not None else None
@@ -120,12 +117,17 @@ def _pool(value: Any, known: set[str], path: Path) -> tuple[str, ...]:
     if not isinstance(ids, list) or not ids or not all(isinstance(voice, str) for voice in ids):
         raise ArtifactError(f"{EVERYONE_ELSE}: expected a voice id or a list of voice ids, got {value!r}", path=path)
     for voice in ids:
-        if voice not in known:
-            raise ArtifactError(
-                f"{EVERYONE_ELSE}: unknown voice {voice!r}; `comic-narrator voices` lists: {', '.join(sorted(known))}",
-                path=path,
-            )
+        _check_known(EVERYONE_ELSE, voice, known, path)
     return tuple(ids)
+
+
+def _check_known(character: str, voice: Any, known: set[str], path: Path) -> None:
+    """A cast file's voice must be one the bank has."""
+    if voice not in known:
+        raise ArtifactError(
+            f"{character}: unknown voice {voice!r}; `comic-narrator voices` lists: {', '.join(sorted(known))}",
+            path=path,
+        )
 
 
 def characters_in(characters: BookCharacters) -> list[Character]:
@@ -293,9 +295,10 @@ def cast_book(
         )
     ]
     pinned_voices = {p.voice for c, p in pins.items() if p.voice and c != NARRATOR}
-    candidates = [v for v in castable(voices, config) if v.language == lang and v.id != narrator.id]
-    if spoken:
+    if spoken:  # the cast file's "*" voices, the narrator's only when there is no other
         candidates = [v for v in spoken if v.id != narrator.id] or spoken
+    else:
+        candidates = [v for v in castable(voices, config) if v.language == lang and v.id != narrator.id]
     if config.quality == "natural":
         candidates = natural_first(candidates, by_id)
     pool = _contrast_order(candidates, narrator.gender)
