@@ -108,10 +108,62 @@ def test_when_every_endpoint_is_unreachable_each_is_named_once() -> None:
         balancer.call(request)
     assert caught.value.failures == [("a", "a refused"), ("b", "b refused")]
     assert caught.value.urls == "a, b"
+    assert caught.value.reasons == "a: a refused; b: b refused"
     # Resting endpoints are still tried when nothing else is left: the caller gets an answer or the error.
     with pytest.raises(AllUnreachable):
         balancer.call(request)
     assert balancer.in_flight() == {"a": 0, "b": 0}
+
+
+def test_one_unreachable_endpoint_gives_its_reason_alone() -> None:
+    # The engines' messages name the one endpoint beside the reason already ("the TTS server at URL is not
+    # answering (REASON)"), so the reason does not repeat its URL.
+    def refused(url: str) -> str:
+        raise Unreachable("connection refused")
+
+    with pytest.raises(AllUnreachable) as caught:
+        Balancer("a", 1).call(refused)
+    assert caught.value.urls == "a"
+    assert caught.value.reasons == "connection refused"
+
+
+def test_a_caller_waiting_for_a_slot_sleeps_until_one_is_released() -> None:
+    # While every slot is taken and no endpoint rests, the waiting caller blocks on the release instead of
+    # polling: it reads the clock once on arrival and once more when woken.
+    reads: list[float] = []
+    arrived = threading.Event()
+
+    def clock() -> float:
+        reads.append(100.0)
+        if len(reads) == 2:  # the holder's read, then the waiter's
+            arrived.set()
+        return 100.0
+
+    balancer = Balancer("a", 1, clock=clock)
+    inside = threading.Event()
+    release = threading.Event()
+
+    def hold(url: str) -> str:
+        inside.set()
+        release.wait(timeout=30)
+        return url
+
+    holder = threading.Thread(target=lambda: balancer.call(hold))
+    holder.start()
+    assert inside.wait(timeout=30)
+    answers: list[str] = []
+    waiter = threading.Thread(target=lambda: answers.append(balancer.call(lambda url: url)))
+    waiter.start()
+    assert arrived.wait(timeout=30)
+    # Time for a polling caller to read the clock many times over; a sleeping one reads it no more.
+    waiter.join(timeout=0.3)
+    reads_while_waiting = len(reads)
+    release.set()
+    holder.join(timeout=30)
+    waiter.join(timeout=30)
+    assert answers == ["a"]
+    assert reads_while_waiting == 2
+    assert len(reads) == 3
 
 
 def test_in_order_asks_the_first_endpoint_that_answers() -> None:
