@@ -442,6 +442,7 @@ def narrate_main(argv: Sequence[str]) -> int:
                 "work_dir": str(result.work_dir),
                 "output": None if result.output is None else str(result.output),
                 "reading": None if result.reading_file is None else str(result.reading_file),
+                "stage_s": result.stage_seconds,
             }
         )
         if config.vision_only:

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 READ_AHEAD_PAGES = 3
 """Pages read beyond the one being voiced: enough to keep the reader busy, few enough that a book's readings
 are never all held at once (and a killed run has not read far past what it voiced)."""
+LLM_READ_AHEAD_ROUNDS = 4
+"""With the LLM reading, pages read beyond the one being voiced, in rounds of its slots (4 slots: 16 pages): the
+GPU's reader then never waits on the voices of a page with many lines, and the book's last pages go in together
+instead of one by one as the voices take pages; a reading held is a few KB, and each is cached as it lands."""
 
 PageRead = tuple[PageReading, str | None, bool]
 
@@ -93,9 +97,12 @@ class LocalExecutor:
         )
 
     def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
-        """Each page's reading in book order, reading up to ``read_ahead`` pages (or the LLM's concurrency)
-        ahead of the one handed out; all of them at once before anything is handed out when ``read_ahead`` < 0."""
+        """Each page's reading in book order, reading up to ``read_ahead`` pages (with the LLM reading,
+        LLM_READ_AHEAD_ROUNDS times its concurrency) ahead of the one handed out; all of them at once before
+        anything is handed out when ``read_ahead`` < 0."""
         ahead = len(book.pages) if self.read_ahead < 0 else max(self.read_ahead, self.read_workers)
+        if run.vision.vision == "llm":
+            ahead = max(ahead, LLM_READ_AHEAD_ROUNDS * self.read_workers)
         ledger = CharacterLedger([page.index for page in book.pages], run.llm.slots)
         with ThreadPoolExecutor(self.read_workers, thread_name_prefix="read") as pool:
             futures: dict[int, Future[tuple[PageRead, float]]] = {}
