@@ -16,7 +16,9 @@
 # this script on a machine without a GPU (with a stand-in LLM; GPU_MEMORY=32GiB then stands for NVML).
 # A stack already up is adopted (`gpu up` adopts healthy servers), and KEEP_UP=1 leaves it up afterwards, so the
 # runs of one mode can be split over several calls: RUNS picks them (coreside: stream twopass, and jobs4: streamed
-# with 4 render workers; timeshare: timeshare).
+# with 4 render workers; timeshare: timeshare). A run named base-NAME runs NAME with the comic_narrator of BASE_SRC
+# (another commit's src/, for an A/B in one boot; the voice server stays this tree's). MPS=1 starts NVIDIA's
+# Multi-Process Service before `gpu up` and stops it after `gpu down`.
 # usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR [RUNS...]
 set -u
 phase=$1; model=$2; book=$3; out=$4; shift 4
@@ -69,6 +71,7 @@ tts:
   health: /health
   boot_timeout_s: 120
 EOF
+[ "${MPS:-0}" = 1 ] && nvidia-cuda-mps-control -d && echo "== MPS daemon started"
 smi=
 if command -v nvidia-smi > /dev/null; then
   nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader -lms 500 >> "$out/nvml-$phase.csv" &
@@ -106,6 +109,7 @@ if [ $rc = 0 ]; then
     case $name in
       twopass) run twopass-read twopass --vision-only; run twopass-voice twopass ;;
       jobs4) run stream-jobs4 stream-jobs4 --jobs 4 ;;  # streamed with 4 render workers instead of one per core
+      base-*) (export PYTHONPATH="/tmp/tts-site:${BASE_SRC:?base runs need BASE_SRC}"; run "$name" "$name") ;;
       *) run "$name" "$name" ;;
     esac
   done
@@ -115,4 +119,5 @@ fi
 [ -n "$smi" ] && kill $smi
 cp /tmp/stack-$phase/*.log "$out/" 2> /dev/null
 [ "${KEEP_UP:-0}" = 1 ] || cn gpu down "$stack" > "$out/down-$phase.log" 2>&1
+[ "${MPS:-0}" = 1 ] && [ "${KEEP_UP:-0}" != 1 ] && echo quit | nvidia-cuda-mps-control
 grep -hE "Available KV cache|Model loading took|Error" /tmp/stack-$phase/vllm-*.log 2> /dev/null | head -5
