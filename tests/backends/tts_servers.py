@@ -48,6 +48,10 @@ class ServerState:
     """Speech requests worked on at once (0: no bound); one more waits for a free slot, as on a real server."""
     hold: Callable[[], object] | None = None
     """Called with each speech request before it is worked on (a test's barrier across several servers)."""
+    answer: tuple[int, str, bytes] | None = None
+    """When set, every speech request is answered with this (status, content type, body), whatever the mode."""
+    content_types: list[str | None] = field(default_factory=list)
+    """Each POST's Content-Type header (None when absent)."""
     _slots: threading.BoundedSemaphore | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -112,6 +116,7 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             body = self._body()
             with state.lock:
                 state.requests.append({"path": self.path, **body})
+                state.content_types.append(self.headers.get("Content-Type"))
                 state.in_flight += 1
                 state.max_in_flight = max(state.max_in_flight, state.in_flight)
             self.counted = True
@@ -139,7 +144,9 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             else:
                 self._json(404, {"detail": "Not Found"})
                 return
-            if state.mode == "500" or (state.fail_text and state.fail_text in text):
+            if state.answer is not None:
+                self._send(*state.answer)
+            elif state.mode == "500" or (state.fail_text and state.fail_text in text):
                 self._json(500, {"detail": "CUDA out of memory"})
             elif state.mode == "garbage":
                 self._send(200, "audio/wav", b"RIFF\x00\x00not really a wav")
