@@ -20,6 +20,7 @@ import soundfile as sf
 from comic_narrator.backends.openai_speech import OpenAISpeechEngine
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.config import VoiceConfig
+from comic_narrator.errors import ComicNarratorError
 from comic_narrator.gpu.tts_server import make_server
 from comic_narrator.voice.voicebank import VoiceBank
 
@@ -130,3 +131,52 @@ def test_busy_time_counts_the_seconds_lines_are_in_flight(url: str) -> None:
     busy = after["busy_s"] - before["busy_s"]
     # Two lines at once count once: the busy time is the union of their spans, within the requests' wall.
     assert 0.05 < busy <= wall + 0.01
+
+
+@pytest.fixture
+def flaky(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, list[int]]]:
+    """A server whose engine fails the calls numbered in the list it yields (1-based), as a GPU kernel failing
+    mid-line does (onnxruntime raises its own error); the other calls voice as usual."""
+    failing: list[int] = []
+    calls = [0]
+    synthesize = VoiceBank.synthesize
+
+    def sometimes(self: VoiceBank, text: str, voice_id: str, delivery: Delivery) -> Any:
+        calls[0] += 1
+        if calls[0] in failing:
+            raise RuntimeError("[ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Conv")
+        return synthesize(self, text, voice_id, delivery)
+
+    monkeypatch.setattr(VoiceBank, "synthesize", sometimes)
+    server = make_server("127.0.0.1", 0, "cpu")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", failing
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_line_the_engine_fails_once_is_voiced_on_a_second_try(flaky: tuple[str, list[int]]) -> None:
+    url, failing = flaky
+    failing.append(1)
+    status, body = _call(url, "POST", "/v1/audio/speech", {"input": TEXT, "voice": VOICE})
+    assert status == 200
+    audio, _ = sf.read(io.BytesIO(body))
+    assert len(audio) > 0 and float(np.abs(audio).max()) > 0.01
+
+
+def test_a_line_the_engine_fails_twice_is_answered_500_with_why_and_the_server_goes_on(
+    flaky: tuple[str, list[int]],
+) -> None:
+    url, failing = flaky
+    failing.extend([1, 2])
+    status, body = _call(url, "POST", "/v1/audio/speech", {"input": TEXT, "voice": VOICE})
+    assert status == 500
+    message = json.loads(body)["error"]["message"]
+    assert message.startswith("voicing failed: RuntimeError") and "running Conv" in message
+    # What a run hears: the server's answer, not "not answering ... start a server".
+    engine = OpenAISpeechEngine(url, voice_specs=(f"{VOICE}:en:female",))
+    failing.extend([3, 4])
+    with pytest.raises(ComicNarratorError, match="answered HTTP 500: voicing failed: RuntimeError"):
+        engine.synthesize(TEXT, engine.voices()[0].id, Delivery())
+    assert _call(url, "POST", "/v1/audio/speech", {"input": TEXT, "voice": VOICE})[0] == 200

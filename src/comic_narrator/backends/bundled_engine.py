@@ -24,7 +24,13 @@ DEVICE_ENV = "COMIC_NARRATOR_TTS_DEVICE"
 """``cuda`` runs the sessions on the GPU (the voice server of a GPU stack sets it); unset or ``cpu``: the CPU."""
 
 
-def session_providers() -> list[str]:
+CUDA_OPTIONS = {"cudnn_conv_algo_search": "HEURISTIC"}
+"""The CUDA provider's options for the voices: cuDNN's heuristic picks each convolution's algorithm. onnxruntime's
+default (EXHAUSTIVE) times every algorithm for each new input shape, and nearly every line is a new length (on the
+H200 a 20-page book's 98 lines took the server 33 s the first time and 28 s when the same lines came again)."""
+
+
+def session_providers() -> list[str | tuple[str, dict[str, str]]]:
     """onnxruntime's providers for the bundled voices: CUDA first when asked for (operators it has no kernel
     for fall back to the CPU), which fails clearly where the installed onnxruntime has no CUDA."""
     import onnxruntime
@@ -38,7 +44,7 @@ def session_providers() -> list[str]:
     preload = getattr(onnxruntime, "preload_dlls", None)
     if callable(preload):  # CUDA and cuDNN from the nvidia-* wheels PyTorch installs, where the system has none
         preload()
-    return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return [("CUDAExecutionProvider", dict(CUDA_OPTIONS)), "CPUExecutionProvider"]
 
 
 def cpu_session(model: Path, threads: int) -> Any:

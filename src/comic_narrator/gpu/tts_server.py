@@ -82,7 +82,13 @@ class VoiceService:
                 self._busy_since = time.monotonic()
             self._busy += 1
         try:
-            speech = bank.synthesize(text, voice, Delivery(speed=speed))
+            try:
+                speech = bank.synthesize(text, voice, Delivery(speed=speed))
+            except ComicNarratorError:
+                raise
+            except Exception as exc:  # the engine's own failure (a GPU kernel's, say): once more, then it stands
+                log.warning("tts-server: voicing %r with %s failed (%s); trying once more", text[:40], voice, exc)
+                speech = bank.synthesize(text, voice, Delivery(speed=speed))
         finally:
             with self._lock:
                 self._busy -= 1
@@ -186,6 +192,10 @@ def _handler(service: VoiceService) -> type[BaseHTTPRequestHandler]:
                 wav = service.speech_wav(str(request["input"]), str(request["voice"]), float(request.get("speed", 1.0)))
             except ComicNarratorError as exc:
                 self._error(400, str(exc))
+                return
+            except Exception as exc:  # failed twice: the client hears why instead of a dropped connection
+                log.exception("tts-server: voicing failed")
+                self._error(500, f"voicing failed: {type(exc).__name__}: {str(exc)[:300]}")
                 return
             self._send(200, wav, "audio/wav")
 
