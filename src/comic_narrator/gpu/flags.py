@@ -81,8 +81,8 @@ def apply_flag_changes(argv: tuple[str, ...], changes: tuple[FlagChange, ...]) -
         if index is None:
             result.extend(change.argv())
             continue
-        token = result[index]
-        if token.startswith(change.flag + "="):
+        # _find matched the name before any "=", in any spelling: a token holding "=" carries its own value
+        if "=" in result[index]:
             result[index : index + 1] = list(change.argv())
         elif change.value is None:
             continue
@@ -99,7 +99,7 @@ def flag_value(argv: tuple[str, ...], flag: str) -> str | None:
     if index is None:
         return None
     token = argv[index]
-    if token.startswith(flag + "="):
+    if "=" in token:
         return token.split("=", 1)[1]
     return argv[index + 1] if index + 1 < len(argv) else None
 
