@@ -199,6 +199,8 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
                 content = ""
             elif state.mode == "not-json":
                 content = "Sure! Here is the page: Pepper says hello."
+            elif state.mode == "array":  # JSON, but the page's object wrapped in a list
+                content = json.dumps([_answer(body)])
             elif state.mode == "length":  # cut off at max_tokens, as vLLM ends an answer that runs out of them
                 content = json.dumps(_answer(body))[: body["max_tokens"]]
             elif state.mode == "off-schema":  # a server that ignores response_format: an invented region and key
