@@ -96,6 +96,36 @@ def test_a_book_that_names_nobody_is_searched_for_names_only_in_its_first_pages(
     waiting.join()
 
 
+def test_a_speaking_page_that_names_nobody_ends_the_search_too() -> None:
+    """Page 2 has a speech line but no name (the model named no speaker): the pages after it no longer wait on
+    the pages beside them, which is what keeps a model that names nobody from reading the book page by page."""
+    unnamed = _reading(1).model_copy(
+        update={"texts": [TextRegion(bbox=(0, 0, 9, 9), kind="speech", text="hi", panel=0)]}
+    )
+    ledger = CharacterLedger(list(range(6)), lag_pages=2)
+    ledger.record(0, _reading(0))
+    shown: list[list[str]] = []
+    asking = threading.Thread(target=lambda: shown.append([c.name for c in ledger.shown_to(3)]), daemon=True)
+    asking.start()
+    asking.join(0.3)
+    assert asking.is_alive(), "page 4 waits for page 2, the first page that may speak"
+    ledger.record(1, unnamed)
+    asking.join(5)
+    assert shown == [[]], "page 4 is shown pages 1-2 and does not wait for page 3"
+    # A sound or a caption alone is no speech: the search goes on past such a page.
+    sound = _reading(1).model_copy(update={"texts": [TextRegion(bbox=(0, 0, 9, 9), kind="sound", text="bam", panel=0)]})
+    quiet = CharacterLedger(list(range(6)), lag_pages=2)
+    quiet.record(0, _reading(0))
+    quiet.record(1, sound)
+    waiting = threading.Thread(target=lambda: quiet.shown_to(3), daemon=True)
+    waiting.start()
+    waiting.join(0.3)
+    assert waiting.is_alive(), "after a page of sounds, page 4 still waits for page 3"
+    quiet.record(2, _reading(2, "Ann"))
+    waiting.join(5)
+    assert not waiting.is_alive()
+
+
 def test_a_failed_page_releases_the_pages_waiting_on_it() -> None:
     ledger = CharacterLedger([0, 1, 2], lag_pages=1)
     ledger.record(0, None)

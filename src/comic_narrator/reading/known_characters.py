@@ -11,8 +11,9 @@ from comic_narrator.artifacts import BookCharacters, Character, PageReading
 from comic_narrator.reading.book_characters import CharacterBook, shown_characters
 
 FIRST_NAMES_PAGES = 8
-"""Book pages searched one after another for the first page that names somebody; a book that names nobody in
-them is read with every slot at once from then on."""
+"""Book pages searched one after another for the first page that speaks (a speech or shout line) or names
+somebody; a book with neither in them is read with every slot at once from then on."""
+SPEAKING_KINDS = ("speech", "shout")
 MAX_KNOWN_CHARACTERS = 16
 """Most characters shown with a page: those who speak most in the pages before it (ties: who came first)."""
 
@@ -42,11 +43,13 @@ class ReadingAbandoned(RuntimeError):
 class CharacterLedger:
     """What each page of a book is shown, for pages read concurrently: the book's characters artifact grown from
     the pages' readings in book order as they are recorded, kept as of each page. Page N (in book order) is shown
-    the characters of pages 1..N-``lag_pages``, and of the pages after those up to the first one that named
-    anybody when none of those did (within the book's first FIRST_NAMES_PAGES): a book's first speaking page is
-    read before the pages after it, so every page after it starts from its names; past it, up to ``lag_pages``
-    pages are read at once (the LLM's slots). A page waits only for the pages it is shown; what it is shown
-    depends on those pages' readings alone, never on timing."""
+    the characters of pages 1..N-``lag_pages``, and of the pages after those up to the first one that spoke or
+    named anybody when none of those did (within the book's first FIRST_NAMES_PAGES): a book's first speaking page
+    is read before the pages after it, so every page after it starts from its names; past it, up to ``lag_pages``
+    pages are read at once (the LLM's slots), also when it named nobody (a model that names no speaker on a page
+    of dialogue is no likelier to on the next one, and waiting for it would read the book one page at a time). A
+    page waits only for the pages it is shown; what it is shown depends on those pages' readings alone, never on
+    timing."""
 
     def __init__(self, pages_in_order: Sequence[int], lag_pages: int) -> None:
         self.lag_pages = max(1, lag_pages)
@@ -55,6 +58,8 @@ class CharacterLedger:
         """Recorded readings not yet folded (a page ahead of one still being read)."""
         self._book = CharacterBook(link=False)
         self._shown: list[list[Character]] = [[]]
+        self._spoke: list[bool] = [False]
+        """Whether any of the first N pages had a speech or shout line."""
         """What the artifact as of the first N pages shows a page (a few characters a page, not the artifact:
         its sources grow with the book)."""
         self._abandoned = False
@@ -77,6 +82,8 @@ class CharacterLedger:
                 else:
                     self._book.add_page(done)
                 self._shown.append(shown_characters(self._book.characters, MAX_KNOWN_CHARACTERS))
+                spoke = done is not None and any(text.kind in SPEAKING_KINDS for text in done.texts)
+                self._spoke.append(self._spoke[-1] or spoke)
             self._changed.notify_all()
 
     def abandon(self) -> None:
@@ -88,21 +95,22 @@ class CharacterLedger:
     def _folded(self, pages: int) -> bool:
         return self._book.characters.pages >= pages or self._abandoned
 
-    def _as_of_pages(self, pages: int) -> list[Character]:
-        """What the book's characters as of its first ``pages`` pages show, once those are read."""
+    def _as_of_pages(self, pages: int) -> tuple[list[Character], bool]:
+        """What the book's characters as of its first ``pages`` pages show, and whether any of those pages spoke,
+        once those are read."""
         with self._changed:
             self._changed.wait_for(lambda: self._folded(pages))
             if self._book.characters.pages < pages:
                 raise ReadingAbandoned(f"page {self._book.characters.pages + 1} of the book was not read")
-            return self._shown[pages]
+            return self._shown[pages], self._spoke[pages]
 
     def shown_to(self, page: int) -> list[Character]:
         """The characters page ``page`` is shown, once the pages they come from are read."""
         position = self._position[page]
         pages = max(0, position - self.lag_pages + 1)  # the pages before these are always shown
         while pages < position:
-            named = bool(self._as_of_pages(pages))
-            if pages > position - self.lag_pages and (named or pages >= FIRST_NAMES_PAGES):
+            named, spoke = self._as_of_pages(pages)
+            if pages > position - self.lag_pages and (named or spoke or pages >= FIRST_NAMES_PAGES):
                 break
             pages += 1
-        return self._as_of_pages(pages)
+        return self._as_of_pages(pages)[0]
