@@ -97,3 +97,16 @@ def test_a_new_variant_deletes_the_forms_it_replaces(tmp_path: Path, monkeypatch
     assert new.is_file() and new != old
     assert not old.exists()  # the form it replaces is gone
     assert kept.is_file() and other_form.is_file()  # other variants and other models' forms are not touched
+
+
+def test_a_form_that_cannot_be_saved_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rewritten form cannot take its place (a folder stands at its name): the shipped model is used and the
+    half-written temp file is removed, not left in the cache folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = tmp_path / "conv.onnx"
+    onnx.save(_model(3, 1), str(source))
+    fast = cached_rewrite(source, "t", "matmul-test", conv_integer_as_matmul)
+    fast.unlink()
+    fast.mkdir()
+    assert cached_rewrite(source, "t", "matmul-test", conv_integer_as_matmul) == source
+    assert [p.name for p in fast.parent.iterdir()] == [fast.name] and fast.is_dir()
