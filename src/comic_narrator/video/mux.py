@@ -113,6 +113,11 @@ def _segment_packets(path: Path, fps: int, expected_frames: int) -> tuple[bytes,
     return extradata, packets
 
 
+AAC_OPTIONS = {"aac_coder": "fast"}
+"""FFmpeg's AAC encoder with its fast coder instead of the default two-loop search: Black Jack p. 8-11's 92 s
+encoded in 0.96 s against 2.59 s (2 cores), and decoded nearer what it was given (SNR 44.4 against 31.3 dB, log
+spectrum within 0.26 against 0.76 dB). The encode runs on the master's thread while pages stream, and on the
+H200 the master was four pages behind the voices when the last page was voiced."""
 TRUE_PEAK_LIMIT_DBTP = -1.0
 """The decoded file's true peak at most (EBU R128). The mix is limited 2 dB under full scale before encoding
 (audio/truepeak.py); where the encoder still overshoots this, those frames are encoded again a little lower."""
@@ -129,7 +134,7 @@ def _encode_once(
 ) -> None:
     """One AAC encode of the track into ``path``; ``heard`` gets each packet and the encoder's codec context."""
     with atomic_mp4(path, "audio encoding") as container:
-        sound = container.add_stream("aac", rate=sample_rate_hz)
+        sound = container.add_stream("aac", rate=sample_rate_hz, options=AAC_OPTIONS)
         sound.layout = "stereo"
         sound.time_base = Fraction(1, sample_rate_hz)
         for packet in _aac_packets(sound, pieces, sample_rate_hz):
