@@ -416,11 +416,11 @@ PAGES_FAILED_EXIT = 3
 
 
 def narrate_main(argv: Sequence[str]) -> int:
+    args = _narrate_parser().parse_args(list(argv))  # --help and bad options answer before the pipeline's imports
+    config = run_config_from_args(args)
+
     from comic_narrator import pipeline
     from comic_narrator.workdir import ensure_writable_output
-
-    args = _narrate_parser().parse_args(list(argv))
-    config = run_config_from_args(args)
 
     def action() -> int:
         import time
