@@ -11,12 +11,13 @@ import pytest
 
 from comic_narrator.errors import GpuError
 from comic_narrator.gpu import estimates, params
+from comic_narrator.gpu.doctor import diagnose
 from comic_narrator.gpu.kv import kv_layout
 from comic_narrator.gpu.model_info import model_info_from_config
-from comic_narrator.gpu.plan import DeviceMemory, PlanRequest, TtsTenant, VllmFlags, make_plan
+from comic_narrator.gpu.plan import DeviceMemory, Plan, PlanRequest, TtsTenant, VllmFlags, make_plan
 from comic_narrator.gpu.sizes import GIB, MIB, gib_to_bytes, parse_bytes
 
-from .conftest import CONFIGS
+from .conftest import CONFIGS, DATA, LOGS
 from .test_plan import (
     BOOT_FLAGS,
     H200,
@@ -166,6 +167,26 @@ def test_the_longest_context_is_zero_when_not_even_one_block_fits() -> None:
     one_block = layout.bytes_for_one_request(1)
     assert layout.estimated_max_model_len(one_block, 32768) == 2096
     assert layout.estimated_max_model_len(one_block - 1, 32768) == 0
+    # vLLM's get_num_blocks: whole blocks only, never below 0.
+    assert (layout.num_blocks(layout.block_bytes - 1), layout.num_blocks(layout.block_bytes)) == (0, 1)
+    assert layout.tokens(layout.block_bytes - 1) == 0
+
+
+@pytest.mark.parametrize(("log", "kv_gib"), [("device-run/fail-maxlen.log", 0.44), ("logs/b-bt4096.log", 24.21)])
+def test_the_longest_context_is_the_last_token_that_fits(log: str, kv_gib: float) -> None:
+    # The pools of two real boots ("Available KV cache memory"), for a hybrid and a dense model, searched up to
+    # common context lengths and to 10 million tokens (past what either pool holds): each bound is a new search.
+    kv_bytes = diagnose((DATA / log).read_text()).kv_cache_bytes
+    assert kv_bytes == gib_to_bytes(kv_gib)
+    for name in ("nemotron-3-nano-30b-a3b", "llama-3-8b"):
+        layout = kv_layout(_model(name))
+        for longest in (8192, 32768, 131072, 10**7):
+            fitting = layout.estimated_max_model_len(kv_bytes, longest)
+            assert 0 < fitting <= longest
+            if fitting < longest:
+                assert layout.bytes_for_one_request(fitting) <= kv_bytes < layout.bytes_for_one_request(fitting + 1)
+            else:
+                assert layout.bytes_for_one_request(longest) <= kv_bytes
 
 
 # --- the profiling peak at another batch size -----------------------------------------------------------------
@@ -212,3 +233,62 @@ def test_mla_attention_is_counted_with_its_compressed_projections() -> None:
     cfg = json.loads((CONFIGS / "deepseek-v2-lite.config.json").read_text())
     count = params.estimate_parameter_count(cfg, model_info_from_config(cfg))
     assert round(count / 1e9, 1) == 15.7
+
+
+@pytest.mark.parametrize("log", ["qwen2vl-serve.log", "qwen2vl-pages2k.log", "qwen2vl-skip-mm.log"])
+def test_kv_layout_reproduces_vllms_token_and_concurrency_lines_for_a_dense_model(log: str) -> None:
+    # The Qwen2-VL boots on the H200 (a dense 4-layer language model, one KV group). The log prints the pool to
+    # 0.01 GiB, so the tokens agree within what 0.005 GiB holds (2,621 tokens of 2 KiB).
+    layout = kv_layout(_model("qwen2-vl-tiny"))
+    report = diagnose((LOGS / log).read_text())
+    assert report.kv_cache_bytes is not None and report.kv_cache_tokens is not None
+    assert report.max_concurrency is not None and report.concurrency_max_model_len == 32768
+    slack_tokens = gib_to_bytes(0.005) / layout.kv_bytes_per_token
+    assert abs(layout.tokens(report.kv_cache_bytes) - report.kv_cache_tokens) <= slack_tokens
+    concurrency = layout.max_concurrency(report.kv_cache_bytes, 32768)
+    assert abs(concurrency - report.max_concurrency) <= slack_tokens / 32768 + 0.005
+
+
+# --- a plan with nothing left for the KV cache, and the other processes on the card ---------------------------
+
+
+def _mixtral_on_an_rtx5090(flags: VllmFlags) -> Plan:
+    # Mixtral-8x7B (~87 GiB in bf16) on a 32 GiB card: no room for any KV cache.
+    return make_plan(PlanRequest(DeviceMemory(RTX5090_TOTAL, "NVIDIA GeForce RTX 5090"), _model("mixtral-8x7b"), flags))
+
+
+def test_a_plan_with_no_kv_memory_shows_an_empty_pool() -> None:
+    plan = _mixtral_on_an_rtx5090(VllmFlags(max_model_len=4096))
+    assert (plan.kv_cache_bytes, plan.kv_cache_memory_bytes, plan.kv_cache_tokens) == (0, 0, 0)
+    assert plan.max_concurrency == 0.0
+    assert next(line.num_bytes for line in plan.lines if line.item == "KV cache") == 0
+
+
+@pytest.mark.parametrize(("batched", "halved"), [(1024, 512), (512, 512)])
+def test_the_batched_tokens_fix_is_never_below_512(batched: int, halved: int) -> None:
+    plan = _mixtral_on_an_rtx5090(VllmFlags(max_model_len=4096, max_num_batched_tokens=batched, enforce_eager=True))
+    (prediction,) = plan.predictions
+    assert [f.render() for f in prediction.fixes] == [f"--max-num-batched-tokens {halved}"]
+
+
+def test_memory_other_processes_hold_is_shown_and_left_out_of_the_chosen_utilisation() -> None:
+    # `gpu plan --other-memory 2GiB`: a desktop or another job that stays on the card.
+    model, flags = _model("qwen2.5-vl-7b-instruct"), VllmFlags(max_model_len=16384)
+    alone = make_plan(PlanRequest(DeviceMemory(RTX5090_TOTAL, "NVIDIA GeForce RTX 5090"), model, flags))
+    shared = make_plan(
+        PlanRequest(DeviceMemory(RTX5090_TOTAL, "NVIDIA GeForce RTX 5090", other_bytes=2 * GIB), model, flags)
+    )
+    assert "other processes" not in [line.item for line in alone.lines]
+    assert next(line.num_bytes for line in shared.lines if line.item == "other processes") == 2 * GIB
+    # 2 GiB of 31.36 is 0.064 of the card: the 2-decimal utilisation drops by 0.06 or 0.07.
+    assert 0.06 <= round(alone.gpu_memory_utilization - shared.gpu_memory_utilization, 2) <= 0.07
+    assert shared.fits and shared.total_bytes <= RTX5090_TOTAL
+
+
+@pytest.mark.parametrize(("pool_mib", "length"), [(96, 768), (192, 1024), (255, 1024)])
+def test_a_context_lowered_to_fit_is_a_whole_number_of_1024_tokens_when_it_can_be(pool_mib: int, length: int) -> None:
+    # Llama-3-8B keeps 128 KiB a token: 96 MiB holds 768 tokens (kept as they are, under 1024); 192 and 255 MiB
+    # hold 1,536 and 2,032 tokens, lowered to 1024.
+    flags = VllmFlags(0.9, kv_cache_memory_bytes=pool_mib * MIB)
+    plan = make_plan(PlanRequest(DeviceMemory(RTX5090_TOTAL), _model("llama-3-8b"), flags))
+    assert plan.max_model_len == length and plan.boots
