@@ -4,7 +4,9 @@ failure it predicts with which fix."""
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -15,7 +17,7 @@ from comic_narrator.gpu.doctor import diagnose
 from comic_narrator.gpu.kv import kv_layout
 from comic_narrator.gpu.model_info import model_info_from_config
 from comic_narrator.gpu.plan import DeviceMemory, Plan, PlanRequest, TtsTenant, VllmFlags, make_plan
-from comic_narrator.gpu.sizes import GIB, MIB, gib_to_bytes, parse_bytes
+from comic_narrator.gpu.sizes import GIB, MIB, format_gib, gib_to_bytes, parse_bytes
 
 from .conftest import CONFIGS, DATA, LOGS
 from .test_plan import (
@@ -24,6 +26,7 @@ from .test_plan import (
     QWEN2VL_FLAGS,
     RTX5090_TOTAL,
     _calibration,
+    _flags_of,
     _model,
     _qwen2vl,
     _qwen2vl_calibration,
@@ -292,3 +295,29 @@ def test_a_context_lowered_to_fit_is_a_whole_number_of_1024_tokens_when_it_can_b
     flags = VllmFlags(0.9, kv_cache_memory_bytes=pool_mib * MIB)
     plan = make_plan(PlanRequest(DeviceMemory(RTX5090_TOTAL), _model("llama-3-8b"), flags))
     assert plan.max_model_len == length and plan.boots
+
+
+# --- CUDA graphs ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("log", "seqs"), [("logs/g-graphs.log", 2), ("device-run/fail-mamba.log", 1024)])
+def test_the_graphs_planned_are_the_ones_vllm_captured(log: str, seqs: int) -> None:
+    # Both boots ran with CUDA graphs on: g-graphs.log with 2 sequences, fail-mamba.log with the H200's default
+    # 1024. vLLM prints its capture sizes in the engine's config line and its own estimate of the graph memory.
+    text = (DATA / log).read_text()
+    report = diagnose(text)
+    assert not report.args.enforce_eager and report.cudagraph_estimate_bytes is not None
+    plan = make_plan(PlanRequest(H200, _model("nemotron-3-nano-30b-a3b"), _flags_of(report.args)))
+    assert plan.max_num_seqs == seqs
+    sizes = re.search(r"'cudagraph_capture_sizes': (\[[\d, ]*\])", text)
+    assert sizes is not None
+    assert estimates.cudagraph_capture_sizes(seqs) == ast.literal_eval(sizes.group(1))
+    graphs = next(line for line in plan.lines if line.item == "CUDA graphs")
+    assert format_gib(graphs.num_bytes) == format_gib(report.cudagraph_estimate_bytes)
+
+
+def test_the_graph_count_is_vllms_piecewise_and_full_captures() -> None:
+    # g-graphs.log's progress bars: "(mixed prefill-decode, PIECEWISE): ... 3/3" and "(decode, FULL): ... 2/2".
+    totals = dict(re.findall(r"Capturing CUDA graphs \(([^)]*)\):.*?\d+/(\d+)", (LOGS / "g-graphs.log").read_text()))
+    assert set(totals) == {"mixed prefill-decode, PIECEWISE", "decode, FULL"}
+    assert estimates.cudagraph_count(2, hybrid=True) == sum(int(total) for total in totals.values())

@@ -18,9 +18,10 @@ NON_TORCH_BYTES = 100 * MIB
 """NCCL/cuBLAS workspaces that vLLM counts as non-torch memory during profiling."""
 
 CUDA_GRAPH_BASE_BYTES = 63 * MIB
-CUDA_GRAPH_BYTES = 6 * MIB
+CUDA_GRAPH_BYTES = 58 * MIB // 10
 """Graph pool = base + per graph. Fitted to vLLM's own estimates on the H200: 0.09 GiB for 5 graphs
-(g-graphs.log, max_num_seqs 2) and 0.64 GiB for 102 graphs (device-run/fail-mamba.log, max_num_seqs 1024)."""
+(g-graphs.log, max_num_seqs 2) and 0.64 GiB for 102 graphs (device-run/fail-mamba.log, max_num_seqs 1024); both
+hold only for 5.7 to 5.9 MiB a graph (a whole 6 MiB gave 0.66 GiB for the second)."""
 
 LOGITS_BYTES_PER_SEQ_PER_VOCAB = 12
 """The sampler's dummy run over max_num_seqs sequences: fp32 logits and two copies (fitted: fail-mamba.log
