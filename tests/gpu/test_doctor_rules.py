@@ -380,3 +380,16 @@ def test_a_flag_written_without_its_value_gets_the_fixs_value(argv: tuple[str, .
     # A stack file's command with the value left out: the fix gives it one and leaves the next flag alone.
     fixed = apply_flag_changes(argv, (FlagChange("--max-num-seqs", "434", "one Mamba block each"),))
     assert fixed == ("vllm", "serve", "m", *expected)
+
+
+@pytest.mark.parametrize(("utilization", "lowered"), [(0.9, "0.85"), (0.57, "0.52"), (0.58, "0.53"), (0.29, "0.24")])
+def test_an_oom_lowers_the_utilisation_by_five_hundredths_exactly(utilization: float, lowered: str) -> None:
+    # 0.57 x 100 is 56.99999999999999 in floating point: flooring it unguarded gave 0.51.
+    text = _args_line(f"'gpu_memory_utilization': {utilization}") + f"{ENGINE_ERROR}{OOM_WHILE_LOADING}\n"
+    assert _fixes(text) == [f"--gpu-memory-utilization {lowered}"]
+
+
+@pytest.mark.parametrize(("batched", "halved"), [(4096, 2048), (1024, 512), (512, 512)])
+def test_the_batched_tokens_are_halved_but_never_below_512(batched: int, halved: int) -> None:
+    text = _args_line(f"'max_num_batched_tokens': {batched}, 'enforce_eager': True") + f"{ENGINE_ERROR}{NO_KV}\n"
+    assert _fixes(text) == [f"--max-num-batched-tokens {halved}"]

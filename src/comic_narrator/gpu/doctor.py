@@ -9,14 +9,13 @@ is first reduced to vLLM's message (logtext.py), so Docker, journald, colour and
 from __future__ import annotations
 
 import ast
-import math
 import re
 from dataclasses import dataclass
 
 from comic_narrator.gpu.diagnosis import Diagnosis as Diagnosis
 from comic_narrator.gpu.diagnosis import FailureKind as FailureKind
 from comic_narrator.gpu.diagnosis import VllmArgs as VllmArgs
-from comic_narrator.gpu.flags import FlagChange, utilization_within
+from comic_narrator.gpu.flags import FlagChange, floor_utilization, utilization_within
 from comic_narrator.gpu.kernel_failures import kernel_failures
 from comic_narrator.gpu.logtext import messages, root_error
 from comic_narrator.gpu.sizes import gib_to_bytes
@@ -250,7 +249,8 @@ def _oom(text: str, args: VllmArgs) -> Diagnosis | None:
     if not args.enforce_eager and _search(r"Capturing CUDA graphs", text):
         fixes.append(FlagChange("--enforce-eager", None, "the OOM came during CUDA graph capture"))
     if args.gpu_memory_utilization is not None:
-        lowered = math.floor(args.gpu_memory_utilization * 100 - 5) / 100
+        # floor_utilization's guard: 0.57 x 100 is 56.99999999999999, which a bare floor takes to 0.51
+        lowered = floor_utilization(args.gpu_memory_utilization - 0.05)
         fixes.append(FlagChange("--gpu-memory-utilization", f"{lowered:.2f}", "leave room for other tenants"))
     cause = "an allocation outside vLLM's budget failed: another process grew, or the budget left no room"
     return Diagnosis("cuda-oom", _line_of(text, match), cause, tuple(fixes), "check `comic-narrator gpu status`")
