@@ -284,7 +284,7 @@ def _finish_book(
     from comic_narrator.flow.stream import book_timing, page_segments
     from comic_narrator.timeline.subtitles import build_tracks, write_subtitles
     from comic_narrator.video.endcard import end_card_file
-    from comic_narrator.video.mux import encode_aac
+    from comic_narrator.video.mux import encode_aac_aside
     from comic_narrator.video.render import book_audio_file, join_video
     from comic_narrator.video.split import write_chapter_files
 
@@ -345,7 +345,7 @@ def _finish_book(
                         yield tail
 
                 audio_file.parent.mkdir(parents=True, exist_ok=True)
-                encode_aac(audio_file, pieces(), timing.sample_rate_hz)
+                encode_aac_aside(audio_file, pieces(), timing.sample_rate_hz)
         except BaseException as exc:  # handed to the run's thread below
             failures.append(exc)
 

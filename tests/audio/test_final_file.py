@@ -3,6 +3,7 @@ and measured as a player's meter would (stereo BS.1770 loudness, 4x-oversampled 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 from comic_narrator.audio.truepeak import limit_peaks
 from comic_narrator.config import AudioConfig
+from comic_narrator.errors import EngineError
 from comic_narrator.video import mux
 from comic_narrator.video.mux import TRUE_PEAK_LIMIT_DBTP, encode_aac
 from tests.audio.measure import decoded_audio, longest_quiet_s, loudness_lufs, true_peak_dbtp
@@ -68,3 +70,36 @@ def test_the_peaks_measured_while_encoding_are_the_finished_file_s(narrated: Pat
     assert len(streamed) == len(from_file) == -(-len(track) // mux.AAC_FRAME_SAMPLES)
     np.testing.assert_array_equal(streamed, from_file)
     assert streamed.max() > floor / 4, "the sample's speech is measured, not silence"
+
+
+def test_the_encode_aside_writes_what_the_encode_at_home_writes(narrated: Path, tmp_path: Path) -> None:
+    """The run encodes the book's AAC in a process of its own (PyAV takes the GIL back after every codec call): fed
+    the narrated sample's sound in uneven pieces through the pipe, it writes the same bytes as the encode in this
+    process, true-peak guard and all."""
+    audio, rate_hz = decoded_audio(narrated)
+    track = np.ascontiguousarray(audio[0], dtype=np.float32)
+    pieces = [track[:7_000], track[7_000:150_001], track[150_001:]]
+    home, aside = tmp_path / "home.m4a", tmp_path / "aside.m4a"
+    encode_aac(home, pieces, rate_hz)
+    mux.encode_aac_aside(aside, iter(pieces), rate_hz)
+    assert aside.read_bytes() == home.read_bytes()
+    assert decoded_audio(aside)[0].shape[1] >= len(track)
+
+
+def test_an_encode_aside_abandoned_leaves_no_file_and_its_failure_names_the_file(
+    narrated: Path, tmp_path: Path
+) -> None:
+    audio, rate_hz = decoded_audio(narrated)
+    track = np.ascontiguousarray(audio[0, : rate_hz * 3], dtype=np.float32)
+
+    def stopped() -> Iterator[np.ndarray]:
+        yield track
+        raise KeyboardInterrupt  # the run stopped mid-book
+
+    out = tmp_path / "stopped.m4a"
+    with pytest.raises(KeyboardInterrupt):
+        mux.encode_aac_aside(out, stopped(), rate_hz)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "no file, no temp file, no spool"
+    missing = tmp_path / "no such folder" / "book.m4a"
+    with pytest.raises(EngineError, match=r"no such folder/book\.m4a: audio encoding failed"):
+        mux.encode_aac_aside(missing, iter([track, track]), rate_hz)

@@ -1,6 +1,7 @@
 """The book's audio made while the pages stream: each page mastered as soon as the next one is voiced
-(audio/mix.py's :class:`StreamingMaster`) and encoded to AAC on a thread of its own, so that when the last page is
-voiced only that page, the encoder's last frames and its true-peak check are left.
+(audio/mix.py's :class:`StreamingMaster`) and encoded to AAC in a process of its own (video/mux.py's
+:func:`encode_aac_aside`), so that when the last page is voiced only that page, the encoder's last frames and its
+true-peak check are left.
 
 A streamed master settles the voices' gain on the first 15 s of speech and its makeup page by page; where the
 book lands further than 0.3 LU from the target, the run masters it again exactly from the pages after the last
@@ -25,7 +26,7 @@ from comic_narrator.audio.mix import DUAL_MONO_LU, PageSound, StreamingMaster
 from comic_narrator.config import RunConfig
 from comic_narrator.flow.stream import PageWork
 from comic_narrator.progress import StageProgress
-from comic_narrator.video.mux import encode_aac
+from comic_narrator.video.mux import encode_aac_aside
 
 log = logging.getLogger("comic_narrator")
 
@@ -99,7 +100,7 @@ class BookAudio:
             with soundfile.SoundFile(
                 str(self.config.work_dir / "audio.wav"), "w", samplerate=rate, channels=1, subtype="PCM_16"
             ) as wav:
-                encode_aac(self.audio_file, self._pieces(wav), rate)
+                encode_aac_aside(self.audio_file, self._pieces(wav), rate)
         except _Stopped:
             pass
         except BaseException as exc:  # handed to the run's thread by finish()
