@@ -21,7 +21,7 @@ from comic_narrator.backends.openai_speech import OpenAISpeechEngine
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ComicNarratorError
-from comic_narrator.gpu.tts_server import make_server
+from comic_narrator.gpu.tts_server import VoiceService, make_server
 from comic_narrator.voice.voicebank import VoiceBank
 
 VOICE = "en-joe-woman"
@@ -89,6 +89,7 @@ def test_speed_reaches_the_voice(url: str) -> None:
         ({"voice": VOICE}, "'input'"),
         ({"input": "  ", "voice": VOICE}, "'input'"),
         ({"input": TEXT}, "'voice'"),
+        ({"input": TEXT, "voice": ""}, "'voice' must name one of"),
         ({"input": TEXT, "voice": "no-such-voice"}, "no-such-voice"),
         ({"input": TEXT, "voice": VOICE, "speed": 9}, "'speed'"),
         ({"input": TEXT, "voice": VOICE, "response_format": "mp3"}, "wav"),
@@ -99,6 +100,28 @@ def test_bad_requests_are_refused_with_the_reason(url: str, body: Any, reason: s
     status, answer = _call(url, "POST", "/v1/audio/speech", body)
     assert status == 400
     assert reason in json.loads(answer)["error"]["message"]
+
+
+def test_the_models_route_names_the_server_and_other_routes_are_not_found(url: str) -> None:
+    status, body = _call(url, "GET", "/v1/models")
+    assert status == 200 and [m["id"] for m in json.loads(body)["data"]] == ["comic-narrator-voices"]
+    # A POST elsewhere is no speech request, however well formed its body.
+    status, body = _call(url, "POST", "/v1/audio/transcriptions", {"input": TEXT, "voice": VOICE})
+    assert status == 404 and "no route /v1/audio/transcriptions" in json.loads(body)["error"]["message"]
+    assert _call(url, "GET", "/v1/nothing")[0] == 404
+
+
+def test_a_release_closes_the_bank_it_opened() -> None:
+    """On this machine no GPU memory shows a release, so the service itself is asked: its bank is closed (every
+    session with it) and the next line opens a new one."""
+    service = VoiceService("cpu")
+    service.speech_wav(TEXT, VOICE, 1.0)
+    opened = service._bank
+    assert opened is not None
+    service.release()
+    assert service._bank is None
+    service.speech_wav(TEXT, VOICE, 1.0)
+    assert service._bank is not None and service._bank is not opened
 
 
 def test_release_closes_the_sessions_and_the_next_line_reopens_them(url: str) -> None:
