@@ -69,6 +69,39 @@ def test_routes_of_the_protocol() -> None:
     assert release.handle_gpu_request("POST", "/v1/audio/speech") is None
 
 
+def test_the_release_route_releases(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(release, "_torch_cuda", lambda: None)  # the CPU backend, also on a machine with a GPU
+    release.hold_cpu_cache(4 * MIB)
+    try:
+        status, body = release.handle_gpu_request("POST", "/v1/gpu/release?now=1")  # type: ignore[misc]
+        report = json.loads(body)
+        assert status == 200 and report["released_bytes"] == 4 * MIB and report["reserved_after_bytes"] == 0
+        assert release.memory_report().reserved_bytes == 0
+    finally:
+        release.hold_cpu_cache(0)
+
+
+def test_an_answer_that_is_no_json_object_is_named_so(port: int) -> None:
+    class Listing(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"[1, 2]"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    server = HTTPServer(("127.0.0.1", port), Listing)
+    Thread(target=server.handle_request, daemon=True).start()
+    try:
+        with pytest.raises(ServerError, match=r"answered \[1, 2\], not a JSON object"):
+            release.read_memory(f"http://127.0.0.1:{port}", timeout_s=5)
+    finally:
+        server.server_close()
+
+
 def test_a_server_without_the_protocol_is_a_clear_error(port: int) -> None:
     class NotFound(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
