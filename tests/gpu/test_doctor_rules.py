@@ -393,3 +393,9 @@ def test_an_oom_lowers_the_utilisation_by_five_hundredths_exactly(utilization: f
 def test_the_batched_tokens_are_halved_but_never_below_512(batched: int, halved: int) -> None:
     text = _args_line(f"'max_num_batched_tokens': {batched}, 'enforce_eager': True") + f"{ENGINE_ERROR}{NO_KV}\n"
     assert _fixes(text) == [f"--max-num-batched-tokens {halved}"]
+
+
+def test_a_flag_at_the_end_of_the_command_line_is_read_and_replaced() -> None:
+    argv = ("vllm", "serve", "m", "--port", "8000", "--gpu-memory-utilization", "0.6")
+    assert flag_value(argv, "--gpu-memory-utilization") == "0.6"
+    assert apply_flag_changes(argv, (FIX,)) == (*argv[:-1], "0.49")
