@@ -256,10 +256,15 @@ def test_stack_file_binds_vllm_to_loopback_unless_told(tmp_path: Path) -> None:
     assert stack.llm.command[-2:] == ("--host", "127.0.0.1")
     assert stack.llm.url == "http://127.0.0.1:8000" and stack.llm.ready_pattern == "GPU KV cache size"
     assert stack.tts is not None and stack.tts.release_path == "/v1/gpu/release"
+    # Each role's defaults are its own: the TTS prints no KV line, vLLM speaks no release protocol.
+    assert stack.tts.ready_pattern is None and stack.llm.release_path is None and stack.llm.memory_path is None
     assert stack.tts.footprint_bytes == int(1.5 * GIB) and stack.headroom_bytes == 1024 * MIB
     assert stack.state_dir == tmp_path / ".gpu-stack"
     told = parse_stack({**data, "llm": {**data["llm"], "command": "vllm serve m --host 0.0.0.0"}}, tmp_path)
     assert told.llm.command[-2:] == ("--host", "0.0.0.0")
+    # Another server's flags are its own: nothing is added to a command that is not vLLM's.
+    other = parse_stack({**data, "llm": {**data["llm"], "command": "llama-server -m m.gguf --port 8000"}}, tmp_path)
+    assert other.llm.command == ("llama-server", "-m", "m.gguf", "--port", "8000")
 
 
 @pytest.mark.parametrize(
@@ -269,6 +274,10 @@ def test_stack_file_binds_vllm_to_loopback_unless_told(tmp_path: Path) -> None:
         ({"llm": {"command": "vllm serve m"}}, "needs command and url"),
         ({"llm": {"command": "x", "url": "u"}, "mode": "both"}, "use coreside, timeshare or auto"),
         ({"llm": {"command": "x", "url": "u"}, "gpu_memory": "lots"}, "cannot read the size"),
+        ({"llm": "vllm serve m"}, "'llm' must be a mapping"),
+        ({"llm": {"command": [], "url": "u"}}, "llm.command must be a string or a list of strings"),
+        ({"llm": {"command": [{"run": "vllm"}], "url": "u"}}, "llm.command must be a string or a list"),
+        ({"llm": {"command": "x", "url": "u", "env": ["A=1"]}}, "llm.env must be a mapping"),
     ],
 )
 def test_bad_stack_files_are_clear_errors(tmp_path: Path, data: dict[str, object], message: str) -> None:
