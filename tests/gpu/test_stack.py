@@ -258,6 +258,7 @@ def test_stack_file_binds_vllm_to_loopback_unless_told(tmp_path: Path) -> None:
     assert stack.tts is not None and stack.tts.release_path == "/v1/gpu/release"
     # Each role's defaults are its own: the TTS prints no KV line, vLLM speaks no release protocol.
     assert stack.tts.ready_pattern is None and stack.llm.release_path is None and stack.llm.memory_path is None
+    assert (stack.llm.boot_timeout_s, stack.tts.boot_timeout_s) == (900, 300)  # vLLM compiles; a TTS loads
     assert stack.tts.footprint_bytes == int(1.5 * GIB) and stack.headroom_bytes == 1024 * MIB
     assert stack.state_dir == tmp_path / ".gpu-stack"
     told = parse_stack({**data, "llm": {**data["llm"], "command": "vllm serve m --host 0.0.0.0"}}, tmp_path)
