@@ -11,7 +11,6 @@ from typing import get_args
 
 import numpy as np
 import soundfile
-from scipy.signal import resample_poly
 
 from comic_narrator.audio.ambience import AMBIENCES
 from comic_narrator.audio.music import Mood
@@ -77,6 +76,8 @@ def load_library(folder: Path) -> SoundLibrary:
 @lru_cache(maxsize=32)
 def read_sound(path: Path, rate_hz: int) -> Audio:
     """A recording as mono float samples at ``rate_hz`` (its channels averaged), cached for the run."""
+    from scipy.signal import resample_poly
+
     try:
         data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
     except (OSError, RuntimeError) as exc:

@@ -18,7 +18,6 @@ import numpy as np
 import numpy.typing as npt
 import pyloudnorm
 import soundfile
-from scipy.signal import resample_poly
 
 from comic_narrator.artifacts import BookReading, Clip, Timing
 from comic_narrator.audio.bed import PageScene, build_bed
@@ -43,6 +42,8 @@ measures 3.01 LU louder than the mono track. The target is for the file as deliv
 
 
 def resample(samples: npt.NDArray[np.float32], from_hz: int, to_hz: int) -> npt.NDArray[np.float32]:
+    from scipy.signal import resample_poly
+
     if from_hz == to_hz:
         return samples
     divisor = gcd(from_hz, to_hz)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pyloudnorm
-from scipy.signal import butter, sosfilt
 
 Audio = npt.NDArray[np.float32]
 
 
 def band(signal: Audio, low_hz: float, high_hz: float, rate_hz: int, order: int = 2) -> Audio:
     """Band-pass; ``low_hz`` 0 makes it a low-pass, ``high_hz`` at or above Nyquist a high-pass."""
+    from scipy.signal import butter, sosfilt
+
     nyquist = rate_hz / 2
     if low_hz <= 0:
         sos = butter(order, min(high_hz, nyquist - 100), btype="lowpass", fs=rate_hz, output="sos")
@@ -34,6 +35,8 @@ def unit(signal: Audio) -> Audio:
 
 def brown(n: int, rate_hz: int, rng: np.random.Generator) -> Audio:
     """Noise falling 6 dB an octave above 40 Hz (a leaky integral of white noise): rumble, surf, room air."""
+    from scipy.signal import butter, sosfilt
+
     sos = butter(1, 40, btype="lowpass", fs=rate_hz, output="sos")
     out = np.asarray(sosfilt(sos, noise(n, rng)), dtype=np.float32)
     return band(out, 25, rate_hz / 2, rate_hz)  # no DC drift
@@ -41,6 +44,8 @@ def brown(n: int, rate_hz: int, rng: np.random.Generator) -> Audio:
 
 def drift(n: int, rate_hz: int, rng: np.random.Generator, speed_hz: float) -> Audio:
     """A slow random motion between 0 and 1 whose changes take about 1/``speed_hz`` seconds: gusts, swells."""
+    from scipy.signal import butter, sosfilt
+
     control_hz = max(8.0, 8 * speed_hz)
     count = int(n / rate_hz * control_hz) + 4
     sos = butter(2, speed_hz, btype="lowpass", fs=control_hz, output="sos")

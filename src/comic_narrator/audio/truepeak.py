@@ -6,8 +6,6 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 import numpy.typing as npt
-from scipy.ndimage import maximum_filter1d, minimum_filter1d, uniform_filter1d
-from scipy.signal import resample_poly
 
 PEAK_CEILING_DBTP = -2.0
 """The limiter holds the mix's true peaks under this. The file must read <= -1 dBTP once AAC-encoded and decoded,
@@ -41,6 +39,8 @@ def true_peak_envelope(
     under ``floor`` / :data:`INTERPOLATOR_GAIN` keeps it under ``floor``): exact wherever the envelope reaches
     ``floor``, the sample's own magnitude elsewhere. Oversampled in blocks with a margin wider than the
     interpolation filter, so a long book stays small in memory."""
+    from scipy.ndimage import maximum_filter1d
+
     envelope = np.abs(track).astype(np.float64)
     if floor <= 0:
         _oversample_into(envelope, track, 0, len(track), block)
@@ -61,6 +61,8 @@ def true_peak_envelope(
 def _oversample_into(
     envelope: npt.NDArray[np.float64], track: npt.NDArray[np.float32], first: int, last: int, block: int
 ) -> None:
+    from scipy.signal import resample_poly
+
     factor = TRUE_PEAK_OVERSAMPLING
     for start in range(first, last, block):
         stop = min(last, start + block)
@@ -110,6 +112,8 @@ def limit_peaks(
     the ceiling (a minimum filter over +-lookahead, then a moving average half as wide, so the average of minima
     near a sample never exceeds that sample's need). Unlike a waveshaper it adds no harmonics of its own, which
     would themselves overshoot between samples."""
+    from scipy.ndimage import minimum_filter1d, uniform_filter1d
+
     if len(track) == 0:
         return track.copy()
     need = np.minimum(1.0, ceiling / np.maximum(true_peak_envelope(track, ceiling), 1e-12))

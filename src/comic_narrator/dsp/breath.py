@@ -10,8 +10,6 @@ Deterministic (seeded), about 3 ms of CPU per second of audio.
 from __future__ import annotations
 
 import numpy as np
-from scipy.ndimage import uniform_filter1d
-from scipy.signal import istft, stft
 
 from comic_narrator.dsp.samples import FloatAudio
 
@@ -24,6 +22,9 @@ LOW_CUT_HZ = 300.0
 
 def whisperize(samples: FloatAudio, sample_rate_hz: int, amount: float = 1.0, seed: int = 11) -> FloatAudio:
     """``samples`` whispered (``amount`` 1.0) or made breathy (between 0 and 1), same length and loudness."""
+    from scipy.ndimage import uniform_filter1d
+    from scipy.signal import istft, stft
+
     if amount <= 0 or len(samples) < sample_rate_hz // 50:
         return samples
     x = samples.astype(np.float64)

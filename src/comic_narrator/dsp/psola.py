@@ -16,7 +16,6 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from scipy.signal import butter, sosfilt
 
 from comic_narrator.dsp.samples import FloatAudio
 from comic_narrator.dsp.timbre import shift_by_resampling
@@ -175,6 +174,8 @@ def reshape_voice(samples: FloatAudio, sample_rate_hz: int, shift: VoiceShift) -
 
 def add_breath(samples: FloatAudio, sample_rate_hz: int, amount: float, seed: int = 7) -> FloatAudio:
     """Mix in high-passed noise that follows the voice's loudness: a breathy or growling texture."""
+    from scipy.signal import butter, sosfilt
+
     if amount <= 0 or len(samples) == 0:
         return samples
     rng = np.random.default_rng(seed)

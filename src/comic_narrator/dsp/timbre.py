@@ -5,7 +5,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from scipy.signal import resample_poly
 
 from comic_narrator.dsp.samples import FloatAudio
 
@@ -26,6 +25,8 @@ def shift_by_resampling(samples: FloatAudio, ratio: float) -> FloatAudio:
     vocal tract is scaled: above 1 it sounds younger/smaller, below 1 older/bigger. Polyphase filtering
     keeps it free of aliasing.
     """
+    from scipy.signal import resample_poly
+
     if abs(ratio - 1.0) < 1e-4 or len(samples) == 0:
         return samples.astype(np.float32, copy=False)
     frac = Fraction(ratio).limit_denominator(97)

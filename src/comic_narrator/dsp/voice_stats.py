@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.signal import resample_poly
 
 from comic_narrator.dsp.samples import FloatAudio
 
@@ -42,6 +41,8 @@ class VoiceStats:
 
 
 def _to_analysis_rate(samples: FloatAudio, sample_rate_hz: int, rate_hz: int = ANALYSIS_RATE_HZ) -> FloatArray:
+    from scipy.signal import resample_poly
+
     x = samples.astype(np.float64)
     if sample_rate_hz != rate_hz:
         g = np.gcd(sample_rate_hz, rate_hz)

@@ -22,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 from av.audio.stream import AudioStream
 from av.video.stream import VideoStream
-from scipy.ndimage import minimum_filter1d
 
 from comic_narrator.audio.truepeak import block_true_peaks, dbfs
 from comic_narrator.errors import EngineError
@@ -253,6 +252,8 @@ def encode_aac(
     written atomically. The file is decoded and measured (the first encode's packets as they are made): where its
     true peak passes ``true_peak_limit_dbtp`` (AAC's own overshoot), the frames around it are encoded again lower,
     from a copy of the track spooled to disk beside ``path`` while it was first encoded (removed after)."""
+    from scipy.ndimage import minimum_filter1d
+
     pieces = [audio] if isinstance(audio, np.ndarray) else audio
     if true_peak_limit_dbtp is None:
         _encode_once(path, pieces, sample_rate_hz)
