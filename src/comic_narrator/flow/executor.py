@@ -4,9 +4,12 @@ and ``render`` (a segment to make); another one (a cluster's) plugs in here with
 
 from __future__ import annotations
 
+import heapq
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
 from comic_narrator.artifacts import Book, PageImage, PageReading
@@ -28,7 +31,40 @@ LLM_READ_AHEAD_ROUNDS = 4
 GPU's reader then never waits on the voices of a page with many lines, and the book's last pages go in together
 instead of one by one as the voices take pages; a reading held is a few KB, and each is cached as it lands."""
 
+LOCAL_READS_AT_ONCE = 2
+"""With the LLM reading, pages read locally at once (OCR, panels, balloons), handed out lowest page first. The
+LLM's slots are reading threads, and each page's local reading comes before its request: on the H200 all 16
+threads read their pages locally together, sharing the interpreter and the cores, so page 1's request went out
+4.8-5.3 s into the run (ingest 0.8 s) and vLLM sat idle until then. Two at a time, in page order, page 1's
+reading is done first and later pages still stay ahead of the LLM."""
+
 PageRead = tuple[PageReading, str | None, bool]
+
+
+class OrderedGate:
+    """At most ``permits`` holders at once; a free permit goes to the lowest ``order`` waiting for one."""
+
+    def __init__(self, permits: int) -> None:
+        if permits < 1:
+            raise ValueError("a gate needs at least one permit")
+        self._free = permits
+        self._waiting: list[int] = []
+        self._changed = threading.Condition()
+
+    @contextmanager
+    def held(self, order: int) -> Iterator[None]:
+        with self._changed:
+            heapq.heappush(self._waiting, order)
+            self._changed.wait_for(lambda: self._free > 0 and self._waiting[0] == order)
+            heapq.heappop(self._waiting)
+            self._free -= 1
+            self._changed.notify_all()  # the next in line may take another free permit
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._free += 1
+                self._changed.notify_all()
 
 
 class Executor(Protocol):
@@ -40,23 +76,26 @@ class Executor(Protocol):
 
 
 def _timed_read(
-    book: Book, page: PageImage, run: RunConfig, engines: Engines, ledger: CharacterLedger
+    book: Book, page: PageImage, run: RunConfig, engines: Engines, ledger: CharacterLedger, gate: OrderedGate
 ) -> tuple[PageRead, float]:
     started = time.perf_counter()
-    read = _read(book, page, run, engines, ledger)
+    read = _read(book, page, run, engines, ledger, gate)
     return read, time.perf_counter() - started
 
 
-def _read(book: Book, page: PageImage, run: RunConfig, engines: Engines, ledger: CharacterLedger) -> PageRead:
-    """One page read locally, then by the LLM when it reads; ``ledger`` holds the book's characters that each
-    page is shown (reading.known_characters)."""
+def _read(
+    book: Book, page: PageImage, run: RunConfig, engines: Engines, ledger: CharacterLedger, gate: OrderedGate
+) -> PageRead:
+    """One page read locally (inside ``gate``, in page order), then by the LLM when it reads; ``ledger`` holds the
+    book's characters that each page is shown (reading.known_characters)."""
     from comic_narrator.reading.stage import read_one_page, refine_in_book, vision_for_book
 
     if engines.ocr is None:
         raise RuntimeError("no OCR engine was built for reading")
     vision = vision_for_book(run.vision, book)
     try:
-        reading, failure, cached = read_one_page(book, page, vision, run.work_dir, engines.ocr)
+        with gate.held(page.index):
+            reading, failure, cached = read_one_page(book, page, vision, run.work_dir, engines.ocr)
     except BaseException:
         ledger.abandon()
         raise
@@ -104,12 +143,13 @@ class LocalExecutor:
         if run.vision.vision == "llm":
             ahead = max(ahead, LLM_READ_AHEAD_ROUNDS * self.read_workers)
         ledger = CharacterLedger([page.index for page in book.pages], run.llm.slots)
+        gate = OrderedGate(LOCAL_READS_AT_ONCE)
         with ThreadPoolExecutor(self.read_workers, thread_name_prefix="read") as pool:
             futures: dict[int, Future[tuple[PageRead, float]]] = {}
             try:
                 if self.read_ahead < 0:  # everything read before anything is voiced (a time-shared GPU)
                     for index, page in enumerate(book.pages):
-                        futures[index] = pool.submit(_timed_read, book, page, run, engines, ledger)
+                        futures[index] = pool.submit(_timed_read, book, page, run, engines, ledger, gate)
                     for future in futures.values():
                         future.result()
                     if self.after_reading is not None:
@@ -118,7 +158,7 @@ class LocalExecutor:
                     for upcoming in range(index, min(len(book.pages), index + 1 + ahead)):
                         if upcoming not in futures:
                             futures[upcoming] = pool.submit(
-                                _timed_read, book, book.pages[upcoming], run, engines, ledger
+                                _timed_read, book, book.pages[upcoming], run, engines, ledger, gate
                             )
                     read, seconds = futures.pop(index).result()
                     self.busy_s["read"] = self.busy_s.get("read", 0.0) + seconds

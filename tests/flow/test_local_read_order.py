@@ -1,0 +1,127 @@
+"""Pages read locally in page order, a few at a time, while the LLM reads: the gate on real threads, and the
+page stream's executor with the real local reader (RapidOCR), the HTTP client and the loopback chat server
+(tests/llm/chat_server.py), whose first request must not wait for every slot's local reading."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from comic_narrator.backends.openai_chat import OpenAIChatClient
+from comic_narrator.backends.protocols import OcrLine
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import LlmConfig, RunConfig, VisionConfig
+from comic_narrator.flow.engines import Engines
+from comic_narrator.flow.executor import LOCAL_READS_AT_ONCE, LocalExecutor, OrderedGate
+from comic_narrator.pipeline import load_or_ingest
+from tests.conftest import SAMPLE_PAGE
+from tests.llm.chat_server import chat_server
+
+
+def test_the_gate_lets_the_lowest_waiting_order_in_and_no_more_than_its_permits() -> None:
+    gate = OrderedGate(2)
+    entered: list[int] = []
+    inside = 0
+    most_inside = 0
+    lock = threading.Lock()
+    release = threading.Event()
+
+    def holder(order: int) -> None:
+        nonlocal inside, most_inside
+        with gate.held(order):
+            with lock:
+                entered.append(order)
+                inside += 1
+                most_inside = max(most_inside, inside)
+            release.wait(10)
+            time.sleep(0.01)
+            with lock:
+                inside -= 1
+
+    blockers = [threading.Thread(target=holder, args=(order,)) for order in (100, 101)]
+    for thread in blockers:  # both permits taken before the others queue up
+        thread.start()
+    while len(entered) < 2:
+        time.sleep(0.01)
+    waiting = [threading.Thread(target=holder, args=(order,)) for order in (7, 3, 9, 1, 5)]
+    for thread in waiting:  # queued highest first, mostly
+        thread.start()
+        time.sleep(0.02)
+    release.set()
+    for thread in blockers + waiting:
+        thread.join(10)
+    assert entered[:2] == [100, 101]
+    assert entered[2:] == [1, 3, 5, 7, 9]
+    assert most_inside == 2
+
+
+def test_a_gate_without_permits_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one permit"):
+        OrderedGate(0)
+
+
+class _Watched:
+    """The real OCR engine, with who called it and how many calls ran at once."""
+
+    def __init__(self, engine: RapidOcrEngine) -> None:
+        self.engine = engine
+        self.name = engine.name
+        self.threads: list[int] = []
+        self.inside = 0
+        self.most_inside = 0
+        self.lock = threading.Lock()
+
+    def recognize(self, image_rgb: npt.NDArray[np.uint8], lang: Literal["en", "ja"]) -> list[OcrLine]:
+        with self.lock:
+            if threading.get_ident() not in self.threads:
+                self.threads.append(threading.get_ident())
+            self.inside += 1
+            self.most_inside = max(self.most_inside, self.inside)
+        try:
+            return self.engine.recognize(image_rgb, lang)
+        finally:
+            with self.lock:
+                self.inside -= 1
+
+
+def test_with_four_slots_the_first_page_is_asked_about_before_every_slot_has_read_locally(tmp_path: Path) -> None:
+    slots = 4
+    assert slots > LOCAL_READS_AT_ONCE + 1  # otherwise all slots may read before page 1 is asked about anyway
+    folder = tmp_path / "book"
+    folder.mkdir()
+    for n in range(slots + 2):
+        (folder / f"p{n:02d}.jpg").write_bytes(SAMPLE_PAGE.read_bytes())
+    work = tmp_path / "work"
+    with RapidOcrEngine() as real:
+        ocr = _Watched(real)
+        readers_at_first_request: list[int] = []
+
+        def hold() -> None:  # each chat request, as it arrives: how many threads have read locally so far
+            with ocr.lock:
+                readers_at_first_request.append(len(ocr.threads))
+
+        with chat_server("ok", hold=hold) as (url, state):
+            run = RunConfig(
+                folder,
+                tmp_path / "out.mp4",
+                work,
+                vision=VisionConfig(vision="llm"),
+                llm=LlmConfig(base_url=url, concurrency=slots),
+            )
+            book = load_or_ingest(folder, run.ingest, work)
+            client = OpenAIChatClient(run.llm)
+            engines = Engines(ocr=ocr, bank=None, llm_client=client, llm_model=client.resolve_model())
+            stream = LocalExecutor(run, None).read_pages(book, run, engines)
+            handed = [page.index for page, _read in stream]
+    assert handed == [page.index for page in book.pages]
+    assert len(state.requests) == len(book.pages)
+    # Page 1 is asked about once its own local reading is done, while page 2's may still run and page 3's may
+    # have begun: not after all four slots' threads have read.
+    assert readers_at_first_request[0] <= LOCAL_READS_AT_ONCE + 1
+    assert ocr.most_inside <= LOCAL_READS_AT_ONCE
