@@ -13,15 +13,11 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from comic_narrator.backends.openai_chat import OpenAIChatClient
 from comic_narrator.backends.protocols import OcrLine
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-from comic_narrator.config import LlmConfig, RunConfig, VisionConfig
-from comic_narrator.flow.engines import Engines
-from comic_narrator.flow.executor import LOCAL_READS_AT_ONCE, LocalExecutor, OrderedGate
-from comic_narrator.pipeline import load_or_ingest
-from tests.conftest import SAMPLE_PAGE
+from comic_narrator.flow.executor import LOCAL_READS_AT_ONCE, OrderedGate
 from tests.llm.chat_server import chat_server
+from tests.llm.page_stream import llm_page_stream
 
 
 def test_the_gate_lets_the_lowest_waiting_order_in_and_no_more_than_its_permits() -> None:
@@ -93,11 +89,6 @@ class _Watched:
 def test_with_four_slots_the_first_page_is_asked_about_before_every_slot_has_read_locally(tmp_path: Path) -> None:
     slots = 4
     assert slots > LOCAL_READS_AT_ONCE + 1  # otherwise all slots may read before page 1 is asked about anyway
-    folder = tmp_path / "book"
-    folder.mkdir()
-    for n in range(slots + 2):
-        (folder / f"p{n:02d}.jpg").write_bytes(SAMPLE_PAGE.read_bytes())
-    work = tmp_path / "work"
     with RapidOcrEngine() as real:
         ocr = _Watched(real)
         readers_at_first_request: list[int] = []
@@ -107,17 +98,7 @@ def test_with_four_slots_the_first_page_is_asked_about_before_every_slot_has_rea
                 readers_at_first_request.append(len(ocr.threads))
 
         with chat_server("ok", hold=hold) as (url, state):
-            run = RunConfig(
-                folder,
-                tmp_path / "out.mp4",
-                work,
-                vision=VisionConfig(vision="llm"),
-                llm=LlmConfig(base_url=url, concurrency=slots),
-            )
-            book = load_or_ingest(folder, run.ingest, work)
-            client = OpenAIChatClient(run.llm)
-            engines = Engines(ocr=ocr, bank=None, llm_client=client, llm_model=client.resolve_model())
-            stream = LocalExecutor(run, None).read_pages(book, run, engines)
+            book, stream = llm_page_stream(tmp_path, slots + 2, url, slots, ocr)
             handed = [page.index for page, _read in stream]
     assert handed == [page.index for page in book.pages]
     assert len(state.requests) == len(book.pages)

@@ -8,38 +8,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from comic_narrator.backends.openai_chat import OpenAIChatClient
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-from comic_narrator.config import LlmConfig, RunConfig, VisionConfig
-from comic_narrator.flow.engines import Engines
-from comic_narrator.flow.executor import LLM_READ_AHEAD_ROUNDS, READ_AHEAD_PAGES, LocalExecutor
-from comic_narrator.pipeline import load_or_ingest
-from tests.conftest import SAMPLE_PAGE
+from comic_narrator.flow.executor import LLM_READ_AHEAD_ROUNDS, READ_AHEAD_PAGES
 from tests.llm.chat_server import chat_server
+from tests.llm.page_stream import llm_page_stream
 
 
 def test_the_llm_reader_reads_rounds_of_its_slots_ahead_of_the_page_handed_out(tmp_path: Path) -> None:
     slots = 1  # one page at a time: the pages asked about are exactly the ones read ahead
     ahead = LLM_READ_AHEAD_ROUNDS * slots
     assert ahead > READ_AHEAD_PAGES  # otherwise this test says nothing the local reader's bound does not
-    folder = tmp_path / "book"
-    folder.mkdir()
-    pages = ahead + 3
-    for n in range(pages):
-        (folder / f"p{n:02d}.jpg").write_bytes(SAMPLE_PAGE.read_bytes())
-    work = tmp_path / "work"
     with chat_server("ok") as (url, state), RapidOcrEngine() as ocr:
-        run = RunConfig(
-            folder,
-            tmp_path / "out.mp4",
-            work,
-            vision=VisionConfig(vision="llm"),
-            llm=LlmConfig(base_url=url, concurrency=slots),
-        )
-        book = load_or_ingest(folder, run.ingest, work)
-        client = OpenAIChatClient(run.llm)
-        engines = Engines(ocr=ocr, bank=None, llm_client=client, llm_model=client.resolve_model())
-        stream = LocalExecutor(run, None).read_pages(book, run, engines)
+        book, stream = llm_page_stream(tmp_path, ahead + 3, url, slots, ocr)
         first, _ = next(stream)  # page 1 handed out, and held: nothing more is asked of the stream
         assert first.index == book.pages[0].index
         deadline = time.monotonic() + 120
