@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,10 @@ SRC = str(Path(comic_narrator.__file__).resolve().parents[1])
 CACHED_GIB = 0.01
 
 
-@pytest.fixture
-def tenant(port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    command = [sys.executable, "-m", "comic_narrator.gpu.tenant", "--port", str(port), "--cached-gib", str(CACHED_GIB)]
+@contextmanager
+def running_tenant(port: int, cached_gib: float = CACHED_GIB) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """The tenant in a process of its own, with its start-up line; stopped on leaving."""
+    command = [sys.executable, "-m", "comic_narrator.gpu.tenant", "--port", str(port), "--cached-gib", str(cached_gib)]
     env = {**os.environ, "PYTHONPATH": SRC, "CUDA_VISIBLE_DEVICES": ""}  # the CPU stand-in, also beside a GPU
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -33,6 +35,12 @@ def tenant(port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture
+def tenant(port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    with running_tenant(port) as started:
+        yield started
 
 
 def _ask(port: int, method: str, path: str) -> tuple[int, str, object]:
