@@ -18,10 +18,11 @@ import pytest
 
 from comic_narrator.artifacts import Book, BookReading, CameraPlan, PageImage, PageReading, Panel, ShotTiming, Timing
 from comic_narrator.config import RenderConfig
-from comic_narrator.errors import InputError
+from comic_narrator.errors import EngineError, InputError
 from comic_narrator.video.camera import plan_camera
 from comic_narrator.video.color import ycbcr_of
 from comic_narrator.video.frames import PagePyramid
+from comic_narrator.video.mux import mux_segments
 from comic_narrator.video.render import render_video
 from comic_narrator.video.segments import SEGMENT_DIR, iter_segment_frames, plan_segments
 from comic_narrator.workdir import file_sha256, write_artifact
@@ -238,7 +239,7 @@ from pathlib import Path
 import numpy as np
 from comic_narrator.artifacts import Book, CameraPlan
 from comic_narrator.config import RenderConfig
-from comic_narrator.errors import InputError
+from comic_narrator.errors import EngineError, InputError
 from comic_narrator.video.render import render_video
 from comic_narrator.workdir import read_artifact
 
@@ -293,3 +294,45 @@ def test_a_page_that_cannot_be_read_fails_the_render_naming_it(tmp_path: Path) -
         render_video(plan, book, tmp_path, SMALL, audio, RATE_HZ, tmp_path / "out.mp4")
     assert str(broken) in str(caught.value)
     assert not (tmp_path / "out.mp4").exists()
+
+
+def _segment_files(work: Path, plan: CameraPlan, book: Book) -> list[tuple[Path, int]]:
+    segments = plan_segments(plan, {p.index: p.sha256 for p in book.pages}, SMALL)
+    return [(work / s.file_name, s.frames) for s in segments]
+
+
+def test_a_segment_short_of_its_frames_fails_the_join_naming_it_and_writes_nothing(
+    rendered: tuple, tmp_path: Path
+) -> None:
+    """Segments are read ahead on threads while earlier ones are joined: the failure of one in the middle still
+    names that segment, and no output file is left."""
+    work, plan, book, _ = rendered
+    jobs = _segment_files(work, plan, book)
+    assert len(jobs) >= 4
+    broken = jobs[2][0]
+    jobs[2] = (broken, jobs[2][1] + 1)
+    output = tmp_path / "joined.mp4"
+    with pytest.raises(EngineError, match=r"holds \d+ frame\(s\), \d+ expected") as failure:
+        mux_segments(output, jobs, FPS, next((work / SEGMENT_DIR).glob("audio-*.m4a")))
+    assert failure.value.path == str(broken)
+    assert not output.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_segment_encoded_otherwise_fails_the_join_naming_it(rendered: tuple, tmp_path: Path) -> None:
+    work, plan, book, _ = rendered
+    jobs = _segment_files(work, plan, book)
+    other = tmp_path / "other.mp4"
+    with av.open(str(other), "w", format="mp4") as container:  # the same frames count, another picture size
+        stream = container.add_stream("libx264", rate=FPS)
+        stream.width, stream.height, stream.pix_fmt = 320, 180, "yuv420p"
+        for _ in range(jobs[-1][1]):
+            frame = av.VideoFrame.from_ndarray(np.zeros((180, 320, 3), np.uint8), format="rgb24")
+            container.mux(stream.encode(frame))
+        container.mux(stream.encode(None))
+    jobs[-1] = (other, jobs[-1][1])
+    output = tmp_path / "joined.mp4"
+    with pytest.raises(EngineError, match="other settings than the first segment") as failure:
+        mux_segments(output, jobs, FPS, next((work / SEGMENT_DIR).glob("audio-*.m4a")))
+    assert failure.value.path == str(other)
+    assert not output.exists()
