@@ -52,6 +52,10 @@ class ServerState:
     """When set, every speech request is answered with this (status, content type, body), whatever the mode."""
     content_types: list[str | None] = field(default_factory=list)
     """Each POST's Content-Type header (None when absent)."""
+    replies: dict[str, Any] = field(default_factory=dict)
+    """Canned JSON answers (status 200) by ``"METHOD /path"``, in place of what the server would answer there."""
+    gets: list[str] = field(default_factory=list)
+    """Each GET's path."""
     _slots: threading.BoundedSemaphore | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -94,7 +98,19 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             parsed: dict[str, Any] = json.loads(self.rfile.read(length) or b"{}")
             return parsed
 
+        def _canned(self, method: str) -> bool:
+            """Answer with the test's canned reply for this request, if it set one."""
+            key = f"{method} {self.path}"
+            if key not in state.replies:
+                return False
+            self._json(200, state.replies[key])
+            return True
+
         def do_GET(self) -> None:
+            with state.lock:
+                state.gets.append(self.path)
+            if self._canned("GET"):
+                return
             if self.path == "/v1/health":
                 self._json(200, {"status": "ok"})
             elif self.path == "/v1/references/list":
@@ -106,6 +122,8 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
 
         def do_DELETE(self) -> None:
             body = self._body()
+            if self._canned("DELETE"):
+                return
             if self.path == "/v1/references/delete" and body.get("reference_id") in state.references:
                 del state.references[body["reference_id"]]
                 self._json(200, {"success": True, "message": "deleted", "reference_id": body["reference_id"]})
@@ -126,6 +144,8 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 self._leave()
 
         def _post(self, body: dict[str, Any]) -> None:
+            if self._canned("POST"):
+                return
             if self.path == "/v1/references/add":
                 base64.b64decode(body["audio"], validate=True)
                 state.references[body["id"]] = body["text"]
