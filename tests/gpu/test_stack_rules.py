@@ -21,6 +21,7 @@ from comic_narrator.gpu import release
 from comic_narrator.gpu.nvml import GpuProcess, GpuSnapshot
 from comic_narrator.gpu.sizes import GIB
 from comic_narrator.gpu.stack import Probe, Stack, http_ok
+from comic_narrator.gpu.stackfile import Role
 from comic_narrator.gpu.state import StackState, TenantState, read_state, write_state
 
 from .conftest import DATA, free_port
@@ -59,9 +60,9 @@ def _readings(*snapshots: GpuSnapshot) -> Probe:
 
 
 @contextmanager
-def _running_llm(port: int) -> Iterator[subprocess.Popen[str]]:
-    """A vLLM stand-in started by hand, before `up`, and ready."""
-    command = [sys.executable, STANDIN, "--port", str(port), "--boot-s", "0"]
+def running_llm(port: int, *extra: str) -> Iterator[subprocess.Popen[str]]:
+    """A vLLM stand-in started by hand, before `up`, and ready; what it prints after that is left in its stdout."""
+    command = [sys.executable, STANDIN, "--port", str(port), "--boot-s", "0", *extra]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert proc.stdout is not None
@@ -84,7 +85,7 @@ def test_without_nvml_and_without_a_size_nothing_is_started(tmp_path: Path, said
 
 def test_an_llm_already_healthy_is_adopted_never_put_to_sleep_and_left_running(tmp_path: Path, said: list[str]) -> None:
     llm = _llm(free_port())
-    with _running_llm(int(llm.url.rsplit(":", 1)[1])) as already:
+    with running_llm(int(llm.url.rsplit(":", 1)[1])) as already:
         stack = Stack(_stack(tmp_path, llm, None, mode="timeshare"), None, said.append, poll_s=0.05)
         state = stack.up()
         assert stack.attempts == []
@@ -192,10 +193,16 @@ def test_without_auto_fix_a_failed_boot_is_not_retried(tmp_path: Path, said: lis
     assert not any("retrying" in line for line in said)
 
 
+def tenant_state(
+    role: Role, url: str, pid: int = 0, pgid: int = 0, memory_path: str | None = None, adopted: bool = False
+) -> TenantState:
+    """A tenant as `up` records it, named after its role."""
+    return TenantState(role, role, pid, pgid, url, "/health", "", (role,), adopted, time.time(), memory_path)
+
+
 def _record(tmp_path: Path, pid: int) -> Stack:
     """The state `up` writes for a tenant it started (pid and process group alike), without `up`."""
-    tenant = TenantState("tts", "tts", pid, pid, "http://127.0.0.1:9", "/health", "", ("tts",), False, time.time())
-    write_state(tmp_path / "state", StackState(0, (tenant,)))
+    write_state(tmp_path / "state", StackState(0, (tenant_state("tts", "http://127.0.0.1:9", pid, pid),)))
     return Stack(_stack(tmp_path, _llm(free_port()), None), None, print)
 
 
