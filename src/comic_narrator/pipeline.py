@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from comic_narrator.progress import SILENT, Progress, StageProgress
 from comic_narrator.workdir import StageCache, atomic_write_text, file_sha256, read_artifact, write_artifact
 
 if TYPE_CHECKING:
+    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
     from comic_narrator.flow.book_audio import BookAudio
     from comic_narrator.flow.executor import LocalExecutor
     from comic_narrator.flow.ray_executor import RayExecutor
@@ -136,14 +138,30 @@ def _attach_stack(config: RunConfig, progress: Progress) -> tuple[RunConfig, Tur
     return config, Turns(stack)
 
 
-def _engines(config: RunConfig, stack: ExitStack, progress: Progress) -> Engines:
-    """Every engine the run needs, built once here and handed to the stages."""
+def _opening_ocr(config: RunConfig) -> Future[RapidOcrEngine] | None:
+    """The OCR engine opened on a thread of its own while the book is ingested (its models and configuration
+    take about a second to load, before the first page can be read); None when no page is read."""
+    if config.reading_file is not None:
+        return None
+    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="ocr-open")
+    opening = pool.submit(RapidOcrEngine().open)
+    pool.shutdown(wait=False)  # its thread ends once the engine is open
+    return opening
+
+
+def _engines(
+    config: RunConfig, stack: ExitStack, progress: Progress, ocr: Future[RapidOcrEngine] | None = None
+) -> Engines:
+    """Every engine the run needs, built once here (the OCR engine from ``ocr`` when it is being opened already)
+    and handed to the stages."""
     from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
     from comic_narrator.voice.voicebank import open_voice_bank
 
     engines = Engines(ocr=None, bank=None)
     if config.reading_file is None:
-        engines.ocr = stack.enter_context(RapidOcrEngine())
+        engines.ocr = stack.enter_context(ocr.result() if ocr is not None else RapidOcrEngine())
         if config.vision.vision == "llm":
             from comic_narrator.backends.openai_chat import OpenAIChatClient
 
@@ -203,6 +221,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
         from comic_narrator.audio.library import load_library
 
         load_library(config.audio.sounds_dir)
+    ocr = _opening_ocr(config)
     book = load_or_ingest(config.input_path, config.ingest, work, progress)
     result.pages = len(book.pages)
     lap("ingest")
@@ -236,7 +255,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
 
             book_audio = BookAudio(config, book_audio_file(work), progress.stage("master", len(book.pages)))
         try:
-            engines = _engines(config, stack, progress)
+            engines = _engines(config, stack, progress, ocr)
             streamed = stream_pages(
                 book,
                 config,

@@ -16,7 +16,6 @@ from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
-import pyloudnorm
 import soundfile
 
 from comic_narrator.artifacts import BookReading, Clip, Timing
@@ -81,6 +80,8 @@ def mix_voices(work_dir: Path, timing: Timing, clips: list[Clip]) -> npt.NDArray
 def block_powers(track: npt.NDArray[np.float32], sample_rate_hz: int) -> npt.NDArray[np.float64]:
     """The K-weighted mean square of every 400 ms block, 100 ms apart (ITU-R BS.1770-4): what integrated
     loudness is made of, so a book's loudness can be measured page by page without holding the book."""
+    import pyloudnorm  # with scipy.signal: a second of start-up, so where it is used
+
     block, hop = round(0.4 * sample_rate_hz), round(0.1 * sample_rate_hz)
     if len(track) < block:
         return np.zeros(0)

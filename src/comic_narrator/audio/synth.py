@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pyloudnorm
 
 Audio = npt.NDArray[np.float32]
 
@@ -92,6 +91,8 @@ def fades(samples: Audio, rate_hz: int, in_s: float, out_s: float) -> Audio:
 def at_loudness(samples: Audio, rate_hz: int, lufs: float) -> Audio:
     """``samples`` scaled to read ``lufs`` integrated (BS.1770, mono). A piece shorter than one 400 ms block, or
     one the gates leave nothing of, is scaled by its plain mean square instead; silence stays silent."""
+    import pyloudnorm  # with scipy.signal: a second of start-up, so where it is used
+
     if not np.any(samples):
         return samples
     measured = float("-inf")
