@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
+import comic_narrator
+
 REPO = Path(__file__).resolve().parents[1]
+IMPORTED_SRC = str(Path(comic_narrator.__file__).resolve().parents[1])
+"""The folder the tests import comic_narrator from, for the subprocesses they start: the checkout's src/, or the
+mutated copy while benchmarks/mutation_sweep.py runs them (a path built from a test file's own place would run the
+checkout's code there, which no mutant then reaches)."""
 SAMPLE_PAGE = REPO / "samples" / "peppercarrot-ep17-page2.jpg"
 CORPUS = REPO.parent / "shared" / "corpus"
 

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from comic_narrator.cli.gpu import main
+from tests.conftest import IMPORTED_SRC
 
 from .conftest import CONFIGS, DATA, LOGS, free_port
 
@@ -168,7 +169,7 @@ def test_doctor_missing_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureF
 def test_up_status_down_through_the_cli_in_a_subprocess(tmp_path: Path) -> None:
     llm_port, tts_port = free_port(), free_port()
     standin = str(Path(__file__).with_name("standin_vllm.py"))
-    src = str(Path(__file__).resolve().parents[2] / "src")
+    src = IMPORTED_SRC
     stack = {
         "state_dir": str(tmp_path / "state"),
         "llm": {"command": [sys.executable, standin, "--port", str(llm_port)], "url": f"http://127.0.0.1:{llm_port}"},

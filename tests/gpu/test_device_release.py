@@ -12,8 +12,9 @@ import pytest
 
 from comic_narrator.gpu import nvml, release
 from comic_narrator.gpu.sizes import GIB
+from tests.conftest import IMPORTED_SRC
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = Path(IMPORTED_SRC)
 
 
 def _used() -> int:

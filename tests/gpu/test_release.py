@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 from threading import Thread
 
 import pytest
@@ -17,8 +16,9 @@ import pytest
 from comic_narrator.errors import ServerError
 from comic_narrator.gpu import release
 from comic_narrator.gpu.sizes import MIB
+from tests.conftest import IMPORTED_SRC
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = IMPORTED_SRC
 
 
 def test_the_tenant_server_reports_and_releases_its_cache(port: int) -> None:

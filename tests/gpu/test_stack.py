@@ -30,11 +30,12 @@ from comic_narrator.gpu.sizes import GIB, MIB
 from comic_narrator.gpu.stack import Stack, _alive, http_ok
 from comic_narrator.gpu.stackfile import StackFile, TenantSpec, load_stack, parse_stack
 from comic_narrator.gpu.state import read_state
+from tests.conftest import IMPORTED_SRC
 
 from .conftest import CONFIGS, DATA, free_port
 
 STANDIN = str(Path(__file__).with_name("standin_vllm.py"))
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = IMPORTED_SRC
 ENV = (("PYTHONPATH", SRC), ("CUDA_VISIBLE_DEVICES", ""))
 """The tenant keeps its stand-in cache in CPU memory here, also on a machine with a GPU (exact byte counts)."""
 

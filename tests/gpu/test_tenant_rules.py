@@ -10,15 +10,14 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
-import comic_narrator
 from comic_narrator.gpu.sizes import GIB
+from tests.conftest import IMPORTED_SRC
 
 # The source the tests import (a copy of it under benchmarks/mutation_sweep.py), so the server runs the same code.
-SRC = str(Path(comic_narrator.__file__).resolve().parents[1])
+SRC = IMPORTED_SRC
 CACHED_GIB = 0.01
 
 
