@@ -147,6 +147,16 @@ def test_no_kv_memory_is_predicted_with_eager_only_where_graphs_are_on(eager: bo
     assert prediction.outcome == "no-kv-memory" and [f.render() for f in prediction.fixes] == fixes
 
 
+def test_the_no_kv_fix_halves_what_vllm_profiles_with_on_an_h200() -> None:
+    # Mixtral-8x7B's ~87 GiB at a 0.6 budget of an H200 (83.9 GiB): no KV pool. vLLM profiled with its H200
+    # default, 8192 batched tokens, so half of that is the smaller peak to try, not half of 2048.
+    flags = VllmFlags(0.6, max_model_len=4096, enforce_eager=True)
+    plan = make_plan(PlanRequest(DeviceMemory(gib_to_bytes(139.8), "NVIDIA H200"), _model("mixtral-8x7b"), flags))
+    (prediction,) = plan.predictions
+    assert prediction.outcome == "no-kv-memory"
+    assert [f.render() for f in prediction.fixes] == ["--max-num-batched-tokens 4096"]
+
+
 @pytest.mark.parametrize(
     ("tts", "basis"),
     [

@@ -352,8 +352,11 @@ def _predict(
             fix = FlagChange("--gpu-memory-utilization", f"{fitting:.2f}", "fits what is free now")
             found.append(Prediction("free-memory", message, (fix,)))
     if kv_bytes <= 0:
-        batched = request.flags.max_num_batched_tokens
-        fixes = [FlagChange("--max-num-batched-tokens", str(max(512, (batched or 2048) // 2)), "smaller peak")]
+        # half of what vLLM profiles with: the flag, else its default for this GPU (8192 on an H100/H200)
+        batched = request.flags.max_num_batched_tokens or default_max_num_batched_tokens(
+            device.total_bytes, device.name
+        )
+        fixes = [FlagChange("--max-num-batched-tokens", str(max(512, batched // 2)), "smaller peak")]
         if not request.flags.enforce_eager:
             fixes.append(FlagChange("--enforce-eager", None, "no CUDA graph memory"))
         found.append(Prediction("no-kv-memory", "No available memory for the cache blocks", tuple(fixes)))
