@@ -66,6 +66,16 @@ def test_plan_json_has_the_contract_keys(nemotron: Path, capsys: pytest.CaptureF
     assert {line["item"] for line in data["budget"]} >= {"weights", "profiling peak", "CUDA graphs", "KV cache"}
 
 
+@pytest.mark.parametrize(("profile", "tts_gib"), [("piper", 0.0), ("kokoro", 1.5)])
+def test_plan_counts_a_cuda_context_only_for_a_tts_on_the_gpu(
+    nemotron: Path, capsys: pytest.CaptureFixture[str], profile: str, tts_gib: float
+) -> None:
+    # Piper's profile runs on the CPU: neither its footprint nor a CUDA context of its own takes GPU memory.
+    assert main(_nemotron_plan(nemotron, "0.6", "--tts-profile", profile, "--json")) == 0
+    budget = {line["item"]: line["gib"] for line in json.loads(capsys.readouterr().out)["budget"]}
+    assert budget[f"CUDA context ({profile})"] + budget[f"TTS {profile}"] == pytest.approx(tts_gib, abs=0.01)
+
+
 def test_plan_text_for_the_rtx5090_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _model_dir(tmp_path, "qwen2.5-vl-7b-instruct")
     code = main(
