@@ -3,7 +3,9 @@
 
 Kokoro-82M's AdaIN layers (StyleTTS 2's ``AdaIN1d``: ``InstanceNorm1d`` over time, then a style-driven gain and
 bias) were exported as those nine elementwise and reduction nodes, each a full pass over a [1, C, T] tensor held
-in memory; there are 65 of them, 48 in the generator at 800 and 4,800 frames per second of audio. onnxruntime's
+in memory; there are 65 of them, 48 in the generator at 800 and 4,800 frames per second of audio, and 62 are
+fused (the F0 predictor's first norm reduces over another axis, and two of the generator's share their normalised
+values with the next resblocks, so no one chain owns them). onnxruntime's
 ``InstanceNormalization`` does the same arithmetic (mean, variance of the centred values, epsilon under the root,
 scale and bias) one channel row at a time, about 3x faster on the generator's tensors. The gain and bias are the
 style's, computed at run time, so they go in as tensors. Same formula, different summation order: the results
