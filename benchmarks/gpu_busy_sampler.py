@@ -7,7 +7,8 @@ the voice server's lines in flight (its /v1/busy), every --every-s seconds, one 
 `window` prints, between two epoch times (a run's start and end), the seconds each tenant was busy (the LLM with
 at least one request running, the voices with at least one line in flight, from the samples) and the seconds both
 were: what "both tenants at work at once" means in figures. The voice server's own busy counter (exact, not
-sampled) is printed beside the sampled one.
+sampled) is printed beside the sampled one, and where the wall outside the LLM's busy time lies: before its first
+request (`before_llm_s`) and after its last answer (`after_llm_s`), to a sample.
 """
 
 from __future__ import annotations
@@ -70,12 +71,16 @@ def window(path: Path, start: float, end: float) -> dict[str, float]:
         tts += dt if tts_busy else 0.0
         both += dt if llm_busy and tts_busy else 0.0
     counted = [float(r["tts_busy_s"]) for r in rows if float(r["tts_busy_s"]) >= 0]
+    # where the wall outside the LLM's busy time lies: before its first request, and after its last answer
+    llm_times = [float(r["t"]) for r in rows if float(r["llm_running"]) > 0]
     return {
         "wall_s": round(end - start, 2),
         "llm_busy_s": round(llm, 2),
         "tts_busy_s": round(tts, 2),
         "tts_busy_s_counted": round(counted[-1] - counted[0], 2) if counted else -1.0,
         "both_busy_s": round(both, 2),
+        "before_llm_s": round(llm_times[0] - start, 2) if llm_times else -1.0,
+        "after_llm_s": round(end - llm_times[-1], 2) if llm_times else -1.0,
         "samples": len(rows),
     }
 
