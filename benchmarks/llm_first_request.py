@@ -24,13 +24,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the loopback server of the tests
 
 from tests.llm.chat_server import chat_server  # noqa: E402
+from tests.llm.page_stream import llm_stream_of  # noqa: E402
 
 import comic_narrator.flow.executor as executor  # noqa: E402
-from comic_narrator.backends.openai_chat import OpenAIChatClient  # noqa: E402
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine  # noqa: E402
-from comic_narrator.config import LlmConfig, RunConfig, VisionConfig  # noqa: E402
-from comic_narrator.flow.engines import Engines  # noqa: E402
-from comic_narrator.pipeline import load_or_ingest  # noqa: E402
 
 SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
 
@@ -53,18 +50,9 @@ def _measure(folder: Path, work: Path, at_once: int, slots: int, latency_s: floa
         arrivals.append(time.perf_counter() - started)
 
     with chat_server("ok", latency_s=latency_s, slots=slots, hold=arrived) as (url, _state):
-        run = RunConfig(
-            folder,
-            work / "out.mp4",
-            work,
-            vision=VisionConfig(vision="llm"),
-            llm=LlmConfig(base_url=url, concurrency=slots),
-        )
-        book = load_or_ingest(folder, run.ingest, work)
-        client = OpenAIChatClient(run.llm)
-        engines = Engines(ocr=ocr, bank=None, llm_client=client, llm_model=client.resolve_model())
-        started = time.perf_counter()
-        for _page, _read in executor.LocalExecutor(run, None).read_pages(book, run, engines):
+        _book_read, stream = llm_stream_of(folder, work, url, slots, ocr)
+        started = time.perf_counter()  # the stream starts reading when first asked for a page
+        for _page, _read in stream:
             pass
         whole = time.perf_counter() - started
     label = "every slot" if at_once <= 0 else f"{at_once} at a time"

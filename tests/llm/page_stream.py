@@ -23,10 +23,16 @@ def llm_page_stream(
     folder.mkdir()
     for n in range(pages):
         (folder / f"p{n:02d}.jpg").write_bytes(SAMPLE_PAGE.read_bytes())
-    work = tmp_path / "work"
+    return llm_stream_of(folder, tmp_path / "work", url, slots, ocr)
+
+
+def llm_stream_of(
+    folder: Path, work: Path, url: str, slots: int, ocr: OcrEngine
+) -> tuple[Book, Iterator[tuple[PageImage, PageRead]]]:
+    """The same over the pages of ``folder``, working in ``work``."""
     run = RunConfig(
         folder,
-        tmp_path / "out.mp4",
+        work / "out.mp4",
         work,
         vision=VisionConfig(vision="llm"),
         llm=LlmConfig(base_url=url, concurrency=slots),

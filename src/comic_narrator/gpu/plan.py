@@ -251,7 +251,7 @@ def make_plan(request: PlanRequest) -> Plan:
     tokens = layout.tokens(kv_bytes) if kv_bytes > 0 else 0
     concurrency = layout.max_concurrency(kv_bytes, max_len) if kv_bytes > 0 else 0.0
     mamba_bytes = layout.mamba_state_bytes(seqs) if model.mamba is not None else 0
-    predictions = _predict(request, layout, utilization, budget, kv_bytes, max_len, seqs)
+    predictions = _predict(request, layout, utilization, budget, kv_bytes, max_len, seqs, batched)
     kv_line = BudgetLine(
         "KV cache", max(kv_bytes, 0), "derived", f"{tokens:,} tokens, {concurrency:.2f}x at {max_len:,}"
     )
@@ -338,6 +338,7 @@ def _predict(
     kv_bytes: int,
     max_len: int,
     seqs: int,
+    batched: int,
 ) -> tuple[Prediction, ...]:
     device = request.device
     found: list[Prediction] = []
@@ -352,10 +353,7 @@ def _predict(
             fix = FlagChange("--gpu-memory-utilization", f"{fitting:.2f}", "fits what is free now")
             found.append(Prediction("free-memory", message, (fix,)))
     if kv_bytes <= 0:
-        # half of what vLLM profiles with: the flag, else its default for this GPU (8192 on an H100/H200)
-        batched = request.flags.max_num_batched_tokens or default_max_num_batched_tokens(
-            device.total_bytes, device.name
-        )
+        # half of what vLLM profiles with (the flag, else its default for this GPU: 8192 on an H100/H200)
         fixes = [FlagChange("--max-num-batched-tokens", str(max(512, batched // 2)), "smaller peak")]
         if not request.flags.enforce_eager:
             fixes.append(FlagChange("--enforce-eager", None, "no CUDA graph memory"))
