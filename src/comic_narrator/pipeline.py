@@ -151,17 +151,14 @@ def _opening_ocr(config: RunConfig) -> Future[RapidOcrEngine] | None:
     return opening
 
 
-def _engines(
-    config: RunConfig, stack: ExitStack, progress: Progress, ocr: Future[RapidOcrEngine] | None = None
-) -> Engines:
-    """Every engine the run needs, built once here (the OCR engine from ``ocr`` when it is being opened already)
-    and handed to the stages."""
-    from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+def _engines(config: RunConfig, stack: ExitStack, progress: Progress, ocr: Future[RapidOcrEngine] | None) -> Engines:
+    """Every engine the run needs, built once here (the OCR engine from ``ocr``, :func:`_opening_ocr`'s, which
+    is None exactly when no page is read) and handed to the stages."""
     from comic_narrator.voice.voicebank import open_voice_bank
 
     engines = Engines(ocr=None, bank=None)
-    if config.reading_file is None:
-        engines.ocr = stack.enter_context(ocr.result() if ocr is not None else RapidOcrEngine())
+    if ocr is not None:
+        engines.ocr = stack.enter_context(ocr.result())
         if config.vision.vision == "llm":
             from comic_narrator.backends.openai_chat import OpenAIChatClient
 
