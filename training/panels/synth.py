@@ -38,9 +38,38 @@ class Region:
         return np.array(pts, dtype=np.float32)
 
 
-def _split(region: Region, rng: np.random.Generator, axis: str, parts: int, gutter: float, slant: float
-           ) -> list[Region]:
-    """Cut a region into ``parts`` along 'h' (tiers) or 'v' (columns) with gutters of ``gutter`` px."""
+def _slope(rng: np.random.Generator, slant: float, share: float, least: float) -> float:
+    """A gutter's slope: level unless the draw falls in ``share``, then at least ``least`` and at most ``slant``
+    either way."""
+    if rng.random() >= share or slant <= least:
+        return 0.0
+    return float(rng.uniform(least, slant) * rng.choice([-1.0, 1.0]))
+
+
+def _split(region: Region, rng: np.random.Generator, axis: str, parts: int, gutter: float, slant: float,
+           share: tuple[float, float] = (0.3, 0.35), least: float = 0.0) -> list[Region]:
+    """Cut a region into ``parts`` along 'h' (tiers) or 'v' (columns) with gutters of ``gutter`` px; a tier gutter
+    slants with chance ``share[0]``, a column gutter leans with chance ``share[1]``. Slopes are drawn again (then
+    dropped) while two gutters come closer than a third of an even share at either end, or cross."""
+    pts = region.corners()
+    along = float(np.ptp(pts[:, 1] if axis == "h" else pts[:, 0]))
+    for attempt in range(7):
+        out = _split_once(region, rng, axis, parts, gutter, slant if attempt < 6 else 0.0, share, least)
+        if all(min(_extents(r, axis)) >= along / parts / 3 for r in out):
+            return out
+    return out
+
+
+def _extents(region: Region, axis: str) -> tuple[float, float]:
+    """A region's height at its left and right ends ('h') or its width at its top and bottom ('v')."""
+    tl, tr, br, bl = region.corners()
+    if axis == "h":
+        return float(bl[1] - tl[1]), float(br[1] - tr[1])
+    return float(tr[0] - tl[0]), float(br[0] - bl[0])
+
+
+def _split_once(region: Region, rng: np.random.Generator, axis: str, parts: int, gutter: float, slant: float,
+                share: tuple[float, float], least: float) -> list[Region]:
     pts = region.corners()
     x0, x1 = float(pts[:, 0].min()), float(pts[:, 0].max())
     y0, y1 = float(pts[:, 1].min()), float(pts[:, 1].max())
@@ -51,13 +80,13 @@ def _split(region: Region, rng: np.random.Generator, axis: str, parts: int, gutt
     for t in edges:
         if axis == "h":
             mid_y = y0 + t * (y1 - y0)
-            b = rng.uniform(-slant, slant) if rng.random() < 0.3 else 0.0
+            b = _slope(rng, slant, share[0], least)
             a = mid_y - b * (x0 + x1) / 2
             out.append(Region(prev, (a - gutter / 2, b), region.left, region.right))
             prev = (a + gutter / 2, b)
         else:
             mid_x = x0 + t * (x1 - x0)
-            d = rng.uniform(-slant, slant) if rng.random() < 0.35 else 0.0
+            d = _slope(rng, slant, share[1], least)
             c = mid_x - d * (y0 + y1) / 2
             out.append(Region(region.top, region.bottom, region.left if not out else prev, (c - gutter / 2, d)))
             prev = (c + gutter / 2, d)
@@ -66,6 +95,10 @@ def _split(region: Region, rng: np.random.Generator, axis: str, parts: int, gutt
     else:
         out.append(Region(region.top, region.bottom, prev if len(out) else region.left, region.right))
     return out
+
+
+ACTION_PAGE_SHARE = 0.12
+"""Pages drawn with most gutters slanted and steep, as action manga are; the rest slant a few gutters gently."""
 
 
 def layout(rng: np.random.Generator, width: int, height: int) -> list[Region]:
@@ -81,13 +114,18 @@ def layout(rng: np.random.Generator, width: int, height: int) -> list[Region]:
     gutter = 0.0 if rng.random() < 0.08 else rng.uniform(0.006, 0.035) * width
     if rng.random() < 0.06:
         return [page]
-    tiers = _split(page, rng, "h", int(rng.choice([1, 2, 2, 3, 3, 3, 4, 4, 5])), gutter, 0.12)
+    if rng.random() < ACTION_PAGE_SHARE:
+        # An action page: most gutters slanted, steeply (tiers up to 0.3, about 17 degrees; columns up to 0.35).
+        tier_slant, col_slant, sub_slant, share, least = 0.3, 0.35, 0.25, (0.85, 0.8), 0.04
+    else:
+        tier_slant, col_slant, sub_slant, share, least = 0.12, 0.15, 0.1, (0.3, 0.35), 0.0
+    tiers = _split(page, rng, "h", int(rng.choice([1, 2, 2, 3, 3, 3, 4, 4, 5])), gutter, tier_slant, share, least)
     panels: list[Region] = []
     for tier in tiers:
-        cols = _split(tier, rng, "v", int(rng.choice([1, 1, 2, 2, 2, 3, 3, 4])), gutter, 0.15)
+        cols = _split(tier, rng, "v", int(rng.choice([1, 1, 2, 2, 2, 3, 3, 4])), gutter, col_slant, share, least)
         for col in cols:
             if rng.random() < 0.15:
-                panels.extend(_split(col, rng, "h", int(rng.choice([2, 2, 3])), gutter, 0.1))
+                panels.extend(_split(col, rng, "h", int(rng.choice([2, 2, 3])), gutter, sub_slant, share, least))
             else:
                 panels.append(col)
     return panels

@@ -22,6 +22,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, IterableDataset
 
+import synth
 from synth import render_page
 
 HEIGHT_PX, WIDTH_PX = 512, 384
@@ -62,7 +63,8 @@ def _inside(inner: list[int], outer: list[int]) -> bool:
 
 
 class Pages(IterableDataset):  # type: ignore[type-arg]
-    def __init__(self, data: Path, real_share: float, seed: int) -> None:
+    def __init__(self, data: Path, real_share: float, seed: int, action_share: float) -> None:
+        self.action_share = action_share
         self.arts_glob = str(data / "art" / "*.jpg")
         self.real = json.loads((data / "real.json").read_text())
         self.real_dir = data / "real"
@@ -72,6 +74,7 @@ class Pages(IterableDataset):  # type: ignore[type-arg]
     def __iter__(self):  # type: ignore[no-untyped-def]
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng(self.seed * 1000 + (info.id if info else 0))
+        synth.ACTION_PAGE_SHARE = self.action_share  # set in each worker, whatever the start method
         arts = [cv2.imread(p, cv2.IMREAD_GRAYSCALE) for p in sorted(glob.glob(self.arts_glob))]
         real = [(cv2.imread(str(self.real_dir / k), cv2.IMREAD_GRAYSCALE), v) for k, v in sorted(self.real.items())]
         # Hand-annotated manga pages weigh as much as all the machine-labelled painted pages together.
@@ -150,11 +153,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--real-share", type=float, default=0.25)
     parser.add_argument("--workers", type=int, default=14)
+    parser.add_argument("--action-share", type=float, default=synth.ACTION_PAGE_SHARE,
+                        help="share of synthetic pages drawn with most gutters slanted steeply")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model = UNet().to(device)
-    loader = DataLoader(Pages(args.data, args.real_share, args.seed), batch_size=args.batch,
+    loader = DataLoader(Pages(args.data, args.real_share, args.seed, args.action_share), batch_size=args.batch,
                         num_workers=args.workers, persistent_workers=True, prefetch_factor=4)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=args.steps, pct_start=0.1)

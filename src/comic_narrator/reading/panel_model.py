@@ -32,6 +32,8 @@ _CORE_THRESHOLD = 0.9
 _CORE_ERODE_PX = 2
 _CORE_MIN_AREA = 2.0
 _CORE_COVER = 0.6
+_CORE_FILL = 0.85
+"""A confident core kept from a doubtful region fills this much of its box: a panel, not a stray shape."""
 _BLEED_EDGE_PX = 2
 """A learned box this close to the page's edge runs off it (boxes are clipped to the page)."""
 _lock = threading.Lock()
@@ -163,7 +165,10 @@ def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | No
         # along the straight line of paper between them before each is judged.
         for piece in split_along_gutters(light[y : y + bh, x : x + bw], sub_prob, component, 2 * min_area):
             if float(np.percentile(sub_prob[piece], 10)) < _MIN_CONFIDENT_P10:
-                continue  # a doubtful patch: a running header, a scanner's dark edge, a strip under a panel
+                # A doubtful patch (a running header, a scanner's dark edge, a strip under a panel) is dropped,
+                # unless a confident panel is joined to it: then the panel is kept without the patch.
+                boxes.extend((x + px, y + py, pw, ph) for px, py, pw, ph in _confident_cores(sub_prob, piece, min_area))
+                continue
             ys, xs = np.nonzero(piece)
             px, py = int(xs.min()), int(ys.min())
             pw, ph = int(xs.max()) - px + 1, int(ys.max()) - py + 1
@@ -205,6 +210,25 @@ def without_title_band(learned: list[BBox], classical: list[BBox]) -> list[BBox]
     above_all = top[1] + top[3] <= min(b[1] for b in others) + 0.02 * top[3] + 4
     framed = any(overlap_of_smaller(top, c) >= 0.5 for c in classical)
     return others if above_all and not framed else learned
+
+
+def _confident_cores(
+    prob: npt.NDArray[np.float32], component: npt.NDArray[np.bool_], min_area: float
+) -> list[tuple[int, int, int, int]]:
+    """The panels inside a doubtful component: its confident cores (high probability, eroded) that are panel-sized
+    and fill most of their box, each grown back by what the erosion took. A book's margin or a binding's shadow
+    that the model half-believes joins the panel beside it into one doubtful region; the panel's core stands
+    clear of it."""
+    kernel = np.ones((2 * _CORE_ERODE_PX + 1, 2 * _CORE_ERODE_PX + 1), np.uint8)
+    core = np.asarray(cv2.erode(((prob >= _CORE_THRESHOLD) & component).astype(np.uint8), kernel), dtype=np.uint8)
+    count, _labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    pad = _CORE_ERODE_PX
+    out = []
+    for i in range(1, count):
+        px, py, pw, ph, area = (int(v) for v in stats[i])
+        if area >= _CORE_MIN_AREA * min_area and area >= _CORE_FILL * pw * ph:
+            out.append((px - pad, py - pad, pw + 2 * pad, ph + 2 * pad))
+    return out
 
 
 def _split_by_cores(
