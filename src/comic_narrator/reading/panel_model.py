@@ -32,6 +32,7 @@ _CORE_THRESHOLD = 0.9
 _CORE_ERODE_PX = 2
 _CORE_MIN_AREA = 2.0
 _CORE_COVER = 0.6
+_CORE_NESTED = 0.5
 _CORE_FILL = 0.85
 """A confident core kept from a doubtful region fills this much of its box: a panel, not a stray shape."""
 _BLEED_EDGE_PX = 2
@@ -245,5 +246,7 @@ def _split_by_cores(
     covered = sum(pw * ph for _px, _py, pw, ph in pieces)
     if len(pieces) < 2 or covered < _CORE_COVER * float(component.sum()):
         return [box]
+    if any(overlap_of_smaller(a, b) >= _CORE_NESTED for i, a in enumerate(pieces) for b in pieces[i + 1 :]):
+        return [box]  # one core inside another's box: a picture's dips around a shape, not panels side by side
     pad = _CORE_ERODE_PX
     return [(x + px - pad, y + py - pad, pw + 2 * pad, ph + 2 * pad) for px, py, pw, ph in pieces]
