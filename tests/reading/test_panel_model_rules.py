@@ -50,3 +50,48 @@ def test_a_confident_speck_smaller_than_a_panel_is_none(monkeypatch: pytest.Monk
     boxes = panel_model._panels_of(page, 0.5)
     assert boxes is not None and len(boxes) == 1
     assert boxes[0][1] > 150
+
+
+def test_boxes_wholly_in_the_top_or_bottom_margin_band_are_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A running title above the panels and a page number below them, however sure the model is: each lies wholly
+    in the page's top or bottom 8 %; a panel reaching into the band stays."""
+    height, width = 512, 384
+    prob = np.zeros((height, width), np.float32)
+    prob[8:34, 90:290] = 0.99  # a running title: rows 8-33 of 512, inside the top 8 % (41 rows)
+    prob[480:505, 150:260] = 0.99  # a page number's strip, inside the bottom 8 %
+    prob[60:460, 40:340] = 0.99  # the panel, apart from both
+    page = np.random.default_rng(7).integers(0, 256, (height, width), dtype=np.uint8)
+    monkeypatch.setattr(panel_model, "panel_probability", lambda grey: (prob, 1.0))
+    boxes = panel_model._panels_of(page, 0.5)
+    assert boxes is not None and len(boxes) == 1 and 50 < boxes[0][1] < 65
+    prob[8:34, 90:290] = 0.0
+    prob[20:60, 40:340] = 0.99  # no title now; the panel reaches up into the top band: kept, whole
+    boxes = panel_model._panels_of(page, 0.5)
+    assert boxes is not None and len(boxes) == 1 and boxes[0][1] < 20 and boxes[0][1] + boxes[0][3] > 450
+
+
+def _page(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, (512, 384), dtype=np.uint8)  # art: no line of paper
+
+
+def test_a_panel_with_one_confident_core_keeps_its_whole_extent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core split only cuts a component whose core falls into two or more pieces: a panel the model is a
+    little less sure of near its frame (0.85) keeps the box of its whole inside, not of its core."""
+    prob = np.zeros((512, 384), np.float32)
+    prob[100:400, 50:330] = 0.85
+    prob[112:388, 62:318] = 0.99
+    monkeypatch.setattr(panel_model, "panel_probability", lambda grey: (prob, 1.0))
+    boxes = panel_model._panels_of(_page(11), 0.5)
+    assert boxes is not None and len(boxes) == 1
+    x, y, w, h = boxes[0]
+    assert x <= 50 and y <= 100 and x + w >= 330 and y + h >= 400
+
+
+def test_a_doubtful_region_keeps_no_core_too_small_or_too_ragged_for_a_panel(monkeypatch: pytest.MonkeyPatch) -> None:
+    prob = np.zeros((512, 384), np.float32)
+    prob[60:460, 40:340] = 0.6  # a doubtful region ...
+    prob[100:130, 100:130] = 0.99  # ... holding a sure square of 900 px, under twice the smallest panel (3,146)
+    prob[200:420, 60:90] = 0.99  # ... and a sure L, panel-sized but filling half its box
+    prob[390:420, 60:320] = 0.99
+    monkeypatch.setattr(panel_model, "panel_probability", lambda grey: (prob, 1.0))
+    assert panel_model._panels_of(_page(13), 0.5) == []

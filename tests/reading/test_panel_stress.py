@@ -210,7 +210,7 @@ def test_a_panel_joined_to_a_half_believed_margin_is_kept_without_it(monkeypatch
 
     height, width = 512, 384
     prob = np.zeros((height, width), np.float32)
-    prob[40:480, 20:80] = 0.6  # the margin band, touching the first panel's left side
+    prob[60:300, 20:80] = 0.6  # the margin band, touching the first panel's left side (and no other panel)
     prob[60:300, 80:340] = 0.99  # the first panel
     prob[320:480, 80:340] = 0.99  # the second, apart
     page = np.random.default_rng(3).integers(0, 256, (height, width), dtype=np.uint8)  # art: no line of paper
