@@ -242,7 +242,11 @@ def _split_by_cores(
     kernel = np.ones((2 * _CORE_ERODE_PX + 1, 2 * _CORE_ERODE_PX + 1), np.uint8)
     core = np.asarray(cv2.erode(((prob >= _CORE_THRESHOLD) & component).astype(np.uint8), kernel), dtype=np.uint8)
     count, _labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
-    pieces = [tuple(int(v) for v in stats[i][:4]) for i in range(1, count) if stats[i][4] >= _CORE_MIN_AREA * min_area]
+    pieces = [
+        (int(stats[i][0]), int(stats[i][1]), int(stats[i][2]), int(stats[i][3]))
+        for i in range(1, count)
+        if stats[i][4] >= _CORE_MIN_AREA * min_area
+    ]
     covered = sum(pw * ph for _px, _py, pw, ph in pieces)
     if len(pieces) < 2 or covered < _CORE_COVER * float(component.sum()):
         return [box]
