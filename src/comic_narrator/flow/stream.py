@@ -181,7 +181,8 @@ def stream_pages(
     the book's language (the book's audio is made from them as they come)."""
     from comic_narrator.audio.mix import block_powers, mix_voices
     from comic_narrator.reading.book_characters import CharacterBook
-    from comic_narrator.reading.stage import decided_language
+    from comic_narrator.reading.reader import follow_book_direction
+    from comic_narrator.reading.stage import decided_language, vision_for_book
     from comic_narrator.timeline.timing import build_timing
     from comic_narrator.video.camera import plan_camera
 
@@ -220,7 +221,11 @@ def stream_pages(
             write_artifact(run.work_dir / "characters.json", characters.characters)
             written[:] = who
 
+    book_vision = vision_for_book(run.vision, book)
+
     def voice_through(work: PageWork, lang_now: Literal["en", "ja"]) -> None:
+        if given_reading is None:  # a wordless page reads the way its book does, once the book's language is known
+            work.reading = follow_book_direction(work.reading, lang_now, book_vision, book.manga_hint)
         work.lines = source.lines_for(work.reading, run)
         characters.add_lines(work.lines, reading=work.reading)
         if run.vision_only or casting is None or engines.bank is None:

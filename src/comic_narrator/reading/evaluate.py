@@ -31,7 +31,7 @@ from comic_narrator.reading.metrics import (
     normalise_letters,
     pairwise_speaker_f1,
 )
-from comic_narrator.reading.reader import read_page
+from comic_narrator.reading.reader import book_language, follow_book_direction, read_page
 from comic_narrator.reading.speakers import link_speakers
 
 
@@ -195,6 +195,9 @@ def evaluate_folder(folder: Path, ocr: OcrEngine, config: VisionConfig) -> Summa
         started = time.perf_counter()
         readings.append(read_page(image, page, config=config, manga_hint=None, ocr=ocr))
         timings.append(time.perf_counter() - started)
+    # The folder is one book: its wordless pages read the way its lettered ones say (a narrated run does the same).
+    book_lang = book_language(readings)
+    readings = [follow_book_direction(r, book_lang, config, None) for r in readings]
     linked = link_speakers(readings)
     scores = [score_page(r, g, non_story, s) for r, g, s in zip(linked, gt["pages"], timings, strict=True)]
     return summarise(folder.name, scores)

@@ -113,6 +113,38 @@ def read_page(
     )
 
 
+def follow_book_direction(
+    reading: PageReading, book_lang: Literal["en", "ja"], config: VisionConfig, manga_hint: bool | None
+) -> PageReading:
+    """A page with no story lettering to tell its language by (a page number or a publisher's mark does not
+    count) reads the way its book does. Read alone, a wordless page
+    of a Japanese manga (an action sequence, a scene without words) has nothing to say it reads right to left and
+    is read left to right; once the book's language is known to be Japanese it is read right to left, its panels
+    ordered again and its texts (page numbers, letterless sounds) pointed at their panels' new places.
+
+    Only when nothing else decided the direction: ``--layout auto``, ``--lang auto``, no ComicInfo manga flag, the
+    local reader's reading. The page's own reading, as cached, is left as it is."""
+    if (
+        config.layout != "auto"
+        or config.lang != "auto"
+        or manga_hint is not None
+        or book_lang != "ja"
+        or reading.reading_direction != "ltr"
+        or reading.vision != "local"
+        or script_language([t.text for t in reading.texts if t.kind != "furniture"]) is not None
+    ):
+        return reading
+    order = spread_aware_order([p.bbox for p in reading.panels], {}, "rtl", reading.width, reading.height)
+    place = {old: new for new, old in enumerate(order)}
+    texts = [t if t.panel < 0 else t.model_copy(update={"panel": place[t.panel]}) for t in reading.texts]
+    # Lettering in panels by their new order (stable within a panel); the rest, and furniture, stay where they were.
+    story = sorted((t for t in texts if t.panel >= 0 and t.kind != "furniture"), key=lambda t: t.panel)
+    rest = [t for t in texts if t.panel < 0 or t.kind == "furniture"]
+    return reading.model_copy(
+        update={"reading_direction": "rtl", "panels": [reading.panels[i] for i in order], "texts": [*story, *rest]}
+    )
+
+
 def _find_panels(
     image_rgb: npt.NDArray[np.uint8],
     gray: npt.NDArray[np.uint8],

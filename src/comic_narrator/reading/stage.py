@@ -258,10 +258,13 @@ def read_pages(
         readings = _refine_with_llm(book, readings, llm or LlmConfig(), work_dir, progress)
     # The book's characters, as a narrated run grows them: the local reader's page-local speakers linked to
     # book-wide ids; the LLM names characters consistently across pages itself (appearance linking would undo it).
+    from comic_narrator.reading.reader import follow_book_direction
+
     characters = CharacterBook(link=config.vision != "llm")
-    readings = [characters.add_page(reading) for reading in readings]
+    lang = _language_in_order(config, book, readings)
+    readings = [characters.add_page(follow_book_direction(r, lang, config, book.manga_hint)) for r in readings]
     write_artifact(work_dir / "characters.json", characters.characters)
-    return BookReading(source=book.source, lang=_language_in_order(config, book, readings), pages=readings), failures
+    return BookReading(source=book.source, lang=lang, pages=readings), failures
 
 
 def _language_in_order(config: VisionConfig, book: Book, readings: list[PageReading]) -> Literal["en", "ja"]:
