@@ -213,23 +213,30 @@ def without_title_band(learned: list[BBox], classical: list[BBox]) -> list[BBox]
     return others if above_all and not framed else learned
 
 
-def _confident_cores(
+def _cores(
     prob: npt.NDArray[np.float32], component: npt.NDArray[np.bool_], min_area: float
-) -> list[tuple[int, int, int, int]]:
-    """The panels inside a doubtful component: its confident cores (high probability, eroded) that are panel-sized
-    and fill most of their box, each grown back by what the erosion took. A book's margin or a binding's shadow
-    that the model half-believes joins the panel beside it into one doubtful region; the panel's core stands
-    clear of it."""
+) -> list[tuple[int, int, int, int, int]]:
+    """The component's confident cores (probability >= the core threshold, eroded) of at least the core's minimum
+    area: box and area of each, on the erosion's side (callers grow them back by :data:`_CORE_ERODE_PX`)."""
     kernel = np.ones((2 * _CORE_ERODE_PX + 1, 2 * _CORE_ERODE_PX + 1), np.uint8)
     core = np.asarray(cv2.erode(((prob >= _CORE_THRESHOLD) & component).astype(np.uint8), kernel), dtype=np.uint8)
     count, _labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    found = [tuple(int(v) for v in stats[i]) for i in range(1, count)]
+    return [(x, y, w, h, area) for x, y, w, h, area in found if area >= _CORE_MIN_AREA * min_area]
+
+
+def _confident_cores(
+    prob: npt.NDArray[np.float32], component: npt.NDArray[np.bool_], min_area: float
+) -> list[tuple[int, int, int, int]]:
+    """The panels inside a doubtful component: its confident cores that fill most of their box, each grown back by
+    what the erosion took. A book's margin or a binding's shadow that the model half-believes joins the panel
+    beside it into one doubtful region; the panel's core stands clear of it."""
     pad = _CORE_ERODE_PX
-    out = []
-    for i in range(1, count):
-        px, py, pw, ph, area = (int(v) for v in stats[i])
-        if area >= _CORE_MIN_AREA * min_area and area >= _CORE_FILL * pw * ph:
-            out.append((px - pad, py - pad, pw + 2 * pad, ph + 2 * pad))
-    return out
+    return [
+        (px - pad, py - pad, pw + 2 * pad, ph + 2 * pad)
+        for px, py, pw, ph, area in _cores(prob, component, min_area)
+        if area >= _CORE_FILL * pw * ph
+    ]
 
 
 def _split_by_cores(
@@ -239,14 +246,7 @@ def _split_by_cores(
     into several panel-sized pieces, two panels touched through a doubtful gutter; each core is grown back by what
     the erosion took."""
     x, y, _bw, _bh = box
-    kernel = np.ones((2 * _CORE_ERODE_PX + 1, 2 * _CORE_ERODE_PX + 1), np.uint8)
-    core = np.asarray(cv2.erode(((prob >= _CORE_THRESHOLD) & component).astype(np.uint8), kernel), dtype=np.uint8)
-    count, _labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
-    pieces = [
-        (int(stats[i][0]), int(stats[i][1]), int(stats[i][2]), int(stats[i][3]))
-        for i in range(1, count)
-        if stats[i][4] >= _CORE_MIN_AREA * min_area
-    ]
+    pieces = [(px, py, pw, ph) for px, py, pw, ph, _area in _cores(prob, component, min_area)]
     covered = sum(pw * ph for _px, _py, pw, ph in pieces)
     if len(pieces) < 2 or covered < _CORE_COVER * float(component.sum()):
         return [box]

@@ -117,10 +117,10 @@ def follow_book_direction(
     reading: PageReading, book_lang: Literal["en", "ja"], config: VisionConfig, manga_hint: bool | None
 ) -> PageReading:
     """A page with no story lettering to tell its language by (a page number or a publisher's mark does not
-    count) reads the way its book does. Read alone, a wordless page
-    of a Japanese manga (an action sequence, a scene without words) has nothing to say it reads right to left and
-    is read left to right; once the book's language is known to be Japanese it is read right to left, its panels
-    ordered again and its texts (page numbers, letterless sounds) pointed at their panels' new places.
+    count) reads the way its book does. Read alone, a wordless page of a Japanese manga (an action sequence, a
+    scene without words) has nothing to say it reads right to left and is read left to right; once the book's
+    language is known to be Japanese it is read right to left, its panels ordered again and its texts (page
+    numbers, letterless sounds) pointed at their panels' new places.
 
     Only when nothing else decided the direction: ``--layout auto``, ``--lang auto``, no ComicInfo manga flag, the
     local reader's reading. The page's own reading, as cached, is left as it is."""
