@@ -100,6 +100,20 @@ def _split_once(region: Region, rng: np.random.Generator, axis: str, parts: int,
 ACTION_PAGE_SHARE = 0.12
 """Pages drawn with most gutters slanted and steep, as action manga are; the rest slant a few gutters gently."""
 
+NIGHT_PAGE_SHARE = 0.0
+"""Pages whose panels are night scenes: the art inverted and darkened (most of each panel near black), the
+gutters left paper; balloons stay white. Off for the shipped model (0.08 tried: README, "Night pages")."""
+
+BLACK_GUTTER_SHARE = 0.0
+"""Pages printed on black (flashbacks, dreams): the gutters and margins near black, frames drawn light or not at
+all. Off for the shipped model (0.04 tried with the night pages)."""
+
+
+def _chance(rng: np.random.Generator, share: float) -> bool:
+    """True with chance ``share``; draws nothing when the share is 0, so a recipe without the kind draws the same
+    pages as before the kind existed."""
+    return share > 0 and bool(rng.random() < share)
+
 
 def layout(rng: np.random.Generator, width: int, height: int) -> list[Region]:
     margins = [rng.uniform(0.02, 0.08) for _ in range(4)]
@@ -119,10 +133,13 @@ def layout(rng: np.random.Generator, width: int, height: int) -> list[Region]:
         tier_slant, col_slant, sub_slant, share, least = 0.3, 0.35, 0.25, (0.85, 0.8), 0.04
     else:
         tier_slant, col_slant, sub_slant, share, least = 0.12, 0.15, 0.1, (0.3, 0.35), 0.0
-    tiers = _split(page, rng, "h", int(rng.choice([1, 2, 2, 3, 3, 3, 4, 4, 5])), gutter, tier_slant, share, least)
+    strip = height < 0.5 * width  # a newspaper strip: one row of three to five panels
+    n_tiers = 1 if strip else int(rng.choice([1, 2, 2, 3, 3, 3, 4, 4, 5]))
+    tiers = _split(page, rng, "h", n_tiers, gutter, tier_slant, share, least)
     panels: list[Region] = []
     for tier in tiers:
-        cols = _split(tier, rng, "v", int(rng.choice([1, 1, 2, 2, 2, 3, 3, 4])), gutter, col_slant, share, least)
+        n_cols = int(rng.choice([3, 4, 4, 5])) if strip else int(rng.choice([1, 1, 2, 2, 2, 3, 3, 4]))
+        cols = _split(tier, rng, "v", n_cols, gutter, col_slant, share, least)
         for col in cols:
             if rng.random() < 0.15:
                 panels.extend(_split(col, rng, "h", int(rng.choice([2, 2, 3])), gutter, sub_slant, share, least))
@@ -179,7 +196,10 @@ def _balloon(canvas: Gray, rng: np.random.Generator, cx: int, cy: int, vertical:
 def render_page(rng: np.random.Generator, arts: list[Gray], width: int, height: int
                 ) -> tuple[Gray, Gray, list[tuple[int, int, int, int]]]:
     """A page, its panel-interior label mask (255 inside a panel) and the panels' boxes."""
-    paper = int(rng.integers(225, 256))
+    black = _chance(rng, BLACK_GUTTER_SHARE)
+    night = not black and _chance(rng, NIGHT_PAGE_SHARE)
+    paper = int(rng.integers(0, 45)) if black else int(rng.integers(225, 256))
+    frame_ink = int(rng.integers(200, 256)) if black else 0
     canvas = np.full((height, width), paper, dtype=np.uint8)
     label = np.zeros((height, width), dtype=np.uint8)
     regions = layout(rng, width, height)
@@ -200,6 +220,11 @@ def render_page(rng: np.random.Generator, arts: list[Gray], width: int, height: 
             continue
         crop = _fit_crop(art, x1 - x0, y1 - y0, rng)
         style = rng.random()
+        if night and rng.random() < 0.85:
+            crop = ((255 - crop.astype(np.float32)) * rng.uniform(0.45, 0.8)).astype(np.uint8)
+            style = 1.0  # framed: a dark panel does not fade into the paper
+        elif black:
+            style = max(style, 0.25)  # art on black paper is framed or borderless, never faded into it
         borderless = style < 0.25
         sub = mask[y0:y1, x0:x1] > 0
         if style < 0.12:
@@ -214,8 +239,8 @@ def render_page(rng: np.random.Generator, arts: list[Gray], width: int, height: 
             canvas[y0:y1, x0:x1][sub] = mixed.astype(np.uint8)[sub]
         else:
             canvas[y0:y1, x0:x1][sub] = crop[sub]
-        if not borderless:
-            cv2.polylines(canvas, [poly], True, 0, frame_px, lineType=cv2.LINE_AA)
+        if not borderless and not (black and rng.random() < 0.4):  # on black, some frames are not drawn
+            cv2.polylines(canvas, [poly], True, frame_ink, frame_px, lineType=cv2.LINE_AA)
         polys.append(poly)
     # Insets over a big panel.
     insets: list[npt.NDArray[np.int32]] = []
@@ -231,7 +256,7 @@ def render_page(rng: np.random.Generator, arts: list[Gray], width: int, height: 
             cv2.rectangle(canvas, (ix - pad, iy - pad), (ix + iw + pad, iy + ih + pad), paper, -1)
             crop = _fit_crop(arts[int(rng.integers(len(arts)))], iw, ih, rng)
             canvas[iy : iy + ih, ix : ix + iw] = crop[: max(0, min(ih, height - iy)), : max(0, min(iw, width - ix))]
-            cv2.rectangle(canvas, (ix, iy), (ix + iw, iy + ih), 0, frame_px)
+            cv2.rectangle(canvas, (ix, iy), (ix + iw, iy + ih), frame_ink, frame_px)
             insets.append(inset)
     for poly in polys:
         m = np.zeros_like(label)

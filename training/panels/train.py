@@ -26,6 +26,9 @@ import synth
 from synth import render_page
 
 HEIGHT_PX, WIDTH_PX = 512, 384
+STRIP_SHARE = 0.0
+"""Synthetic pages drawn as a newspaper strip: one row of panels, three to four times wider than high (off for the
+shipped model: the reader gives such pages to the classical detector)."""
 
 
 def letterbox(grey: np.ndarray) -> tuple[np.ndarray, float]:
@@ -63,8 +66,10 @@ def _inside(inner: list[int], outer: list[int]) -> bool:
 
 
 class Pages(IterableDataset):  # type: ignore[type-arg]
-    def __init__(self, data: Path, real_share: float, seed: int, action_share: float) -> None:
+    def __init__(self, data: Path, real_share: float, seed: int, action_share: float,
+                 night_share: float = 0.0, black_share: float = 0.0, strip_share: float = STRIP_SHARE) -> None:
         self.action_share = action_share
+        self.night_share, self.black_share, self.strip_share = night_share, black_share, strip_share
         self.arts_glob = str(data / "art" / "*.jpg")
         self.real = json.loads((data / "real.json").read_text())
         self.real_dir = data / "real"
@@ -75,6 +80,7 @@ class Pages(IterableDataset):  # type: ignore[type-arg]
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng(self.seed * 1000 + (info.id if info else 0))
         synth.ACTION_PAGE_SHARE = self.action_share  # set in each worker, whatever the start method
+        synth.NIGHT_PAGE_SHARE, synth.BLACK_GUTTER_SHARE = self.night_share, self.black_share
         arts = [cv2.imread(p, cv2.IMREAD_GRAYSCALE) for p in sorted(glob.glob(self.arts_glob))]
         real = [(cv2.imread(str(self.real_dir / k), cv2.IMREAD_GRAYSCALE), v) for k, v in sorted(self.real.items())]
         # Hand-annotated manga pages weigh as much as all the machine-labelled painted pages together.
@@ -88,6 +94,8 @@ class Pages(IterableDataset):  # type: ignore[type-arg]
             else:
                 width = int(rng.integers(480, 640))
                 aspect = float(rng.choice([1.41, 1.41, 1.41, 1.3, 1.5, 1.0, 0.75]))
+                if synth._chance(rng, self.strip_share):
+                    width, aspect = int(rng.integers(720, 1000)), float(rng.uniform(0.25, 0.4))
                 page, label, _ = render_page(rng, arts, width, int(width * aspect))
             if rng.random() < 0.5:
                 page, label = page[:, ::-1], label[:, ::-1]
@@ -155,11 +163,18 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=14)
     parser.add_argument("--action-share", type=float, default=synth.ACTION_PAGE_SHARE,
                         help="share of synthetic pages drawn with most gutters slanted steeply")
+    parser.add_argument("--night-share", type=float, default=synth.NIGHT_PAGE_SHARE,
+                        help="share of synthetic pages whose panels are inverted and darkened (night scenes)")
+    parser.add_argument("--black-share", type=float, default=synth.BLACK_GUTTER_SHARE,
+                        help="share of synthetic pages printed on black")
+    parser.add_argument("--strip-share", type=float, default=STRIP_SHARE,
+                        help="share of synthetic pages drawn as a one-row newspaper strip")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model = UNet().to(device)
-    loader = DataLoader(Pages(args.data, args.real_share, args.seed, args.action_share), batch_size=args.batch,
+    loader = DataLoader(Pages(args.data, args.real_share, args.seed, args.action_share, args.night_share,
+                                  args.black_share, args.strip_share), batch_size=args.batch,
                         num_workers=args.workers, persistent_workers=True, prefetch_factor=4)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=args.steps, pct_start=0.1)
