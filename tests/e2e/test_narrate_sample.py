@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -147,6 +148,23 @@ def test_each_panel_shot_is_as_long_as_its_audio(narrated: Path) -> None:
             assert spoken_end <= shot["start_s"] + shot["duration_s"] + 1e-6
             # ...and the shot does not run on more than the tail pause plus one frame after the last word
             assert shot["start_s"] + shot["duration_s"] - spoken_end <= 0.35 + 1 / timing["fps"] + 1e-6
+
+
+def test_the_book_s_last_page_is_shared_by_every_render_worker(narrated: Path) -> None:
+    """The sample's one page is the book's last: its video is cut into one segment per render worker (one per
+    core), of equal length within a frame, inside its shots, and the MP4 holds every frame of them."""
+    work = narrated.with_name(narrated.name + ".work")
+    timing = json.loads((work / "timing.json").read_text())
+    total = sum(shot["frames"] for shot in timing["shots"])
+    workers = len(os.sched_getaffinity(0))
+    counts = []
+    for segment in sorted((work / "segments").glob("page-0001-*.mp4")):
+        with av.open(str(segment)) as container:
+            counts.append(sum(1 for _ in container.decode(video=0)))
+    assert len(counts) == min(workers, total // timing["fps"])
+    assert sum(counts) == total and max(counts) - min(counts) <= 1
+    with av.open(str(narrated)) as container:
+        assert sum(1 for _ in container.decode(video=0)) >= total  # the pages, then the end card
 
 
 def test_rerun_reuses_every_stage_and_edit_revoices_one_line(

@@ -95,3 +95,33 @@ def test_rendering_a_segment_reports_its_frames_in_steps_and_writes_them_all(tmp
     with av.open(str(out)) as container:
         decoded = sum(1 for _ in container.decode(video=0))
     assert written == segment.frames == 65 == decoded
+
+
+def test_even_pieces_cut_inside_shots_and_render_the_same_frames() -> None:
+    """The book's last page in ``pieces`` segments of equal length (every render worker takes one): the cuts fall
+    inside shots, and the pieces' frames, pixel for pixel on the real sample page with a highlight drawn over
+    it, are those of the page cut at shot ends, in order."""
+    from comic_narrator.video.decor import Decor
+    from comic_narrator.video.highlight import Highlight
+    from comic_narrator.video.segments import MIN_PIECE_S, iter_segment_frames
+
+    small = RenderConfig(width_px=96, height_px=56, fps=FPS, segment_s=2.0)
+    plan = _plan([[30, 40, 20, 45]]).model_copy(update={"width_px": 96, "height_px": 56})
+    decor = Decor(highlights=(Highlight(start_frame=50, end_frame=100, box=(100, 100, 300, 200)),))
+    whole = plan_segments(plan, SHAS, small, decor)
+    pieces = plan_segments(plan, SHAS, small, decor, pieces=4)
+    assert [p.frames for p in pieces] == [33, 34, 34, 34]
+    assert sum(p.frames for p in pieces) == sum(s.frames for s in whole) == 135
+    assert any(p.head > 0 for p in pieces) and any(p.tail > 0 for p in pieces), "cut inside shots"
+    assert len({p.key for p in pieces} | {s.key for s in whole}) == len(pieces) + len(whole)
+    pyramid = PagePyramid.load(SAMPLE_PAGE)
+
+    def frames(segments: list[Segment]) -> list[bytes]:
+        return [f.tobytes() for s in segments for f in iter_segment_frames(s, pyramid, small)]
+
+    assert frames(pieces) == frames(whole)
+    # No piece under a second: 135 frames make at most 5 pieces however many workers there are.
+    many = plan_segments(plan, SHAS, small, pieces=16)
+    assert len(many) == 135 // round(MIN_PIECE_S * FPS) == 5
+    assert min(p.frames for p in many) >= MIN_PIECE_S * FPS
+    assert plan_segments(plan, SHAS, small, pieces=1) == plan_segments(plan, SHAS, small)

@@ -62,6 +62,9 @@ class PageWork:
     timing: Timing | None = None
     plan: CameraPlan | None = None
     powers: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    render_pieces: int = 0
+    """Segments of equal length its video is cut into (inside shots), or 0 to cut at shot ends: the book's last
+    page is cut into one piece per render worker, since nothing else is left to render beside it."""
 
 
 @dataclass
@@ -246,6 +249,10 @@ def stream_pages(
         work.timing = build_timing(one_page, Script(lang=lang_now, lines=work.lines), clips, run.audio, run.render.fps)
         work.plan = plan_camera(one_page, work.timing, run.render)
         work.powers = block_powers(mix_voices(run.work_dir, work.timing, clips), work.timing.sample_rate_hz)
+        if work.image.index == book.pages[-1].index:
+            from comic_narrator.video.render import worker_count
+
+            work.render_pieces = worker_count(run.render)
         for segment in page_segments(work, run, lang_now, done[-1] if done else None):
             executor.render(segment, run.work_dir / work.image.image_file)
         if voice_stage is not None:
@@ -327,7 +334,7 @@ def page_segments(
         page_pulses(work.reading, work.timing) if render.highlight and run.audio.sound_bed else (),
         entrance,
     )
-    return plan_segments(work.plan, {work.image.index: work.image.sha256}, render, decor)
+    return plan_segments(work.plan, {work.image.index: work.image.sha256}, render, decor, work.render_pieces)
 
 
 def book_timing(pages: list[PageWork]) -> tuple[Timing, CameraPlan]:

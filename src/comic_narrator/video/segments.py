@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import av
@@ -36,10 +37,14 @@ class Segment:
     key: str
     decor: Decor = NO_DECOR
     """What is drawn over its frames besides the page (video/decor.py)."""
+    head: int = 0
+    """Frames of the first shot to render that an earlier segment renders (a segment cut inside a shot)."""
+    tail: int = 0
+    """Frames of the last shot that a later segment renders."""
 
     @property
     def frames(self) -> int:
-        return sum(shot.frames for shot in self.plan.shots[self.first :])
+        return sum(shot.frames for shot in self.plan.shots[self.first :]) - self.head - self.tail
 
     @property
     def file_name(self) -> str:
@@ -57,10 +62,12 @@ def segment_key(
     first: int,
     config: RenderConfig,
     decor: Decor = NO_DECOR,
+    cut: tuple[int, int] = (0, 0),
 ) -> str:
     """What a segment's pixels and bits depend on: the page image, its shots (and the one it glides from), the
     output size and rate, the encoder and its settings, the look, what is drawn over it (subtitles, highlights,
-    pulses, the page it takes over from). Not the worker count."""
+    pulses, the page it takes over from), and where a segment cut inside shots starts and ends in them. Not the
+    worker count."""
     return text_sha256(
         "segment",
         str(RENDERER_VERSION),
@@ -81,7 +88,13 @@ def segment_key(
             ]
         ),
         *decor.key_parts(),
+        *([f"cut {cut[0]} {cut[1]}"] if cut != (0, 0) else []),
     )
+
+
+MIN_PIECE_S = 1.0
+"""A segment cut inside shots holds at least this much: every segment starts on a keyframe, and below about a
+second its start-up costs the encoder more than the split gains."""
 
 
 def plan_segments(
@@ -89,10 +102,17 @@ def plan_segments(
     page_sha256: dict[int, str],
     config: RenderConfig,
     decor: Decor = NO_DECOR,
+    pieces: int = 0,
 ) -> list[Segment]:
     """Cut at every page change, and inside a page at the end of a shot once the segment holds ``segment_s``
     and at least half that much of the page is left (no short tail segment of one last shot). A one-page plan's
-    ``decor`` goes to the segments whose frames it overlaps, its entrance to the one that starts the page."""
+    ``decor`` goes to the segments whose frames it overlaps, its entrance to the one that starts the page.
+
+    With ``pieces`` > 1 a page is instead cut into that many segments of equal length (each at least
+    :data:`MIN_PIECE_S`), inside shots where they fall: the book's last page, whose render nothing else overlaps,
+    is then shared by every render worker."""
+    if pieces > 1:
+        return _even_pieces(plan, page_sha256, config, decor, pieces)
     limit_frames = max(1, round(config.segment_s * plan.fps))
     left_on_page = [0] * len(plan.shots)  # frames of the same page after each shot
     for index in range(len(plan.shots) - 2, -1, -1):
@@ -132,14 +152,57 @@ def plan_segments(
     return segments
 
 
+def _even_pieces(
+    plan: CameraPlan, page_sha256: dict[int, str], config: RenderConfig, decor: Decor, pieces: int
+) -> list[Segment]:
+    """Each page's frames in ``pieces`` runs of (nearly) equal length, cut inside shots."""
+    segments: list[Segment] = []
+    runs: list[list[int]] = []  # the shown shots of each page, in plan order
+    for index, shot in enumerate(plan.shots):
+        if shot.frames <= 0:
+            continue
+        if runs and plan.shots[runs[-1][-1]].page == shot.page:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    for indices in runs:
+        page = plan.shots[indices[0]].page
+        page_start = plan.shots[indices[0]].start_frame
+        page_end = plan.shots[indices[-1]].start_frame + plan.shots[indices[-1]].frames
+        count = max(1, min(pieces, (page_end - page_start) // max(1, round(MIN_PIECE_S * plan.fps))))
+        bounds = [page_start + (page_end - page_start) * k // count for k in range(count + 1)]
+        for start, end in pairwise(bounds):
+            covering = [
+                i
+                for i in indices
+                if plan.shots[i].start_frame < end and plan.shots[i].start_frame + plan.shots[i].frames > start
+            ]
+            first, last = covering[0], covering[-1]
+            head = start - plan.shots[first].start_frame
+            tail = plan.shots[last].start_frame + plan.shots[last].frames - end
+            previous = plan.shots[first - 1] if first > 0 else None
+            context = [previous] if previous is not None and previous.page == page else []
+            shots = context + list(plan.shots[first : last + 1])
+            sub_plan = CameraPlan(width_px=plan.width_px, height_px=plan.height_px, fps=plan.fps, shots=shots)
+            shown = decor.within(start, end, opens_page=start == page_start)
+            key = segment_key(page_sha256[page], sub_plan, len(context), config, shown, (head, tail))
+            segments.append(
+                Segment(page=page, plan=sub_plan, first=len(context), key=key, decor=shown, head=head, tail=tail)
+            )
+    return segments
+
+
 def iter_segment_frames(segment: Segment, pyramid: PagePyramid, config: RenderConfig) -> Iterator[Frame]:
     """The segment's frames, exactly as the whole plan would give them (the camera maths only looks one shot
     back, and that shot is in the sub-plan)."""
     plan = segment.plan
     fill = ycbcr_of(config.background_rgb)
     painter = DecorPainter(segment.decor, config, plan.width_px, plan.height_px, plan.fps)
+    last = len(plan.shots) - 1
     for index in range(segment.first, len(plan.shots)):
-        for frame_in_shot in range(plan.shots[index].frames):
+        begin = segment.head if index == segment.first else 0
+        end = plan.shots[index].frames - (segment.tail if index == last else 0)
+        for frame_in_shot in range(begin, end):
             rect = rect_at(plan, index, frame_in_shot)
             frame = pyramid.render(rect, plan.width_px, plan.height_px, fill)
             focus, strength = focus_at(plan, index, frame_in_shot)
