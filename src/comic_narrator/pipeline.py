@@ -371,8 +371,11 @@ def _finish_book(
     mastering = None if current else threading.Thread(target=master, name="master", daemon=True)
     if mastering is not None:
         mastering.start()
+    log.info("the stream ended; the end card, the last segments, the master and the join are left")
     tail = [] if end.card is None or current else [end_card_file(end.card, work, config.render, timing.fps)]
+    log.info("the end card is encoded")
     executor.finish()
+    log.info("every segment is rendered")
     busy = {**executor.busy_s, "voice": streamed.voice_busy_s}
     result.stage_seconds.update({f"{name} busy": round(seconds, 3) for name, seconds in sorted(busy.items())})
     lap("stream")
@@ -380,6 +383,7 @@ def _finish_book(
         progress.note(f"[render] {config.output_path} is up to date")
     else:
         mastering.join()
+        log.info("the book's audio is mastered and encoded")
         if failures:
             raise failures[0]
         if master_stage is not None:
@@ -408,6 +412,7 @@ def _finish_book(
                 subtitles,
                 end.metadata,
             )
+        log.info("the MP4 is joined")
         progress.note(f"[render] {executor.rendered_note()}")
         cache.record("render", key, _output_stamp(config.output_path))
     srt_path = write_subtitles(config.output_path, subtitles)[0]

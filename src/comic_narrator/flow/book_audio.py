@@ -81,6 +81,8 @@ class BookAudio:
             if item is None:
                 raise _Stopped
             ready = self.master.add(item) if isinstance(item, PageSound) else self.master.finish()
+            if isinstance(item, tuple):
+                log.info("the last page is mastered; the end card's sound and the encoder's last frames are left")
             for piece in ready:
                 wav.write(piece)
                 if self.stage is not None:
@@ -101,6 +103,7 @@ class BookAudio:
                 str(self.config.work_dir / "audio.wav"), "w", samplerate=rate, channels=1, subtype="PCM_16"
             ) as wav:
                 encode_aac_aside(self.audio_file, self._pieces(wav), rate)
+            log.info("the book's AAC is encoded (%d pages mastered)", self.master.mastered)
         except _Stopped:
             pass
         except BaseException as exc:  # handed to the run's thread by finish()
