@@ -114,6 +114,11 @@ def test_even_pieces_cut_inside_shots_and_render_the_same_frames() -> None:
     assert sum(p.frames for p in pieces) == sum(s.frames for s in whole) == 135
     assert any(p.head > 0 for p in pieces) and any(p.tail > 0 for p in pieces), "cut inside shots"
     assert len({p.key for p in pieces} | {s.key for s in whole}) == len(pieces) + len(whole)
+    assert [len(p.decor.highlights) for p in pieces] == [0, 1, 1, 0], "each piece carries what it shows"
+    # Pieces of one long shot share their sub-plan: where they start and end in it tells their keys apart.
+    one_shot = plan_segments(_plan([[10, 120]]), SHAS, small, pieces=4)
+    assert len({tuple(s.plan.shots) for s in one_shot[1:]}) == 1
+    assert len({s.key for s in one_shot}) == 4
     pyramid = PagePyramid.load(SAMPLE_PAGE)
 
     def frames(segments: list[Segment]) -> list[bytes]:
