@@ -136,20 +136,50 @@ def plan_segments(
             runs.append([index])
         else:
             current.append(index)
-    segments = []
-    for run in runs:
-        start = run[0]
-        previous = plan.shots[start - 1] if start > 0 else None
-        context = [previous] if previous is not None and previous.page == plan.shots[start].page else []
-        shots = context + [plan.shots[i] for i in run]
-        sub_plan = CameraPlan(width_px=plan.width_px, height_px=plan.height_px, fps=plan.fps, shots=shots)
-        page = plan.shots[start].page
-        first_frame = plan.shots[start].start_frame
-        end_frame = plan.shots[run[-1]].start_frame + plan.shots[run[-1]].frames
-        shown = decor.within(first_frame, end_frame, opens_page=run is runs[0])
-        key = segment_key(page_sha256[page], sub_plan, len(context), config, shown)
-        segments.append(Segment(page=page, plan=sub_plan, first=len(context), key=key, decor=shown))
-    return segments
+    return [
+        _segment(
+            plan,
+            run[0],
+            run[-1],
+            plan.shots[run[0]].start_frame,
+            _shot_end(plan, run[-1]),
+            page_sha256,
+            config,
+            decor,
+            opens_page=run is runs[0],
+        )
+        for run in runs
+    ]
+
+
+def _shot_end(plan: CameraPlan, index: int) -> int:
+    """The plan frame just after shot ``index``."""
+    return plan.shots[index].start_frame + plan.shots[index].frames
+
+
+def _segment(
+    plan: CameraPlan,
+    first: int,
+    last: int,
+    start: int,
+    end: int,
+    page_sha256: dict[int, str],
+    config: RenderConfig,
+    decor: Decor,
+    opens_page: bool,
+) -> Segment:
+    """The segment of plan frames ``start`` to ``end``, which lie in shots ``first`` to ``last`` of one page: its
+    sub-plan holds those shots after the page's shot before them (the camera glides from it), its decor what it
+    shows, and where it starts and ends inside its first and last shots."""
+    page = plan.shots[first].page
+    previous = plan.shots[first - 1] if first > 0 else None
+    context = [previous] if previous is not None and previous.page == page else []
+    shots = context + list(plan.shots[first : last + 1])
+    sub_plan = CameraPlan(width_px=plan.width_px, height_px=plan.height_px, fps=plan.fps, shots=shots)
+    head, tail = start - plan.shots[first].start_frame, _shot_end(plan, last) - end
+    shown = decor.within(start, end, opens_page=opens_page)
+    key = segment_key(page_sha256[page], sub_plan, len(context), config, shown, (head, tail))
+    return Segment(page=page, plan=sub_plan, first=len(context), key=key, decor=shown, head=head, tail=tail)
 
 
 def _even_pieces(
@@ -166,28 +196,13 @@ def _even_pieces(
         else:
             runs.append([index])
     for indices in runs:
-        page = plan.shots[indices[0]].page
-        page_start = plan.shots[indices[0]].start_frame
-        page_end = plan.shots[indices[-1]].start_frame + plan.shots[indices[-1]].frames
+        page_start, page_end = plan.shots[indices[0]].start_frame, _shot_end(plan, indices[-1])
         count = max(1, min(pieces, (page_end - page_start) // max(1, round(MIN_PIECE_S * plan.fps))))
         bounds = [page_start + (page_end - page_start) * k // count for k in range(count + 1)]
         for start, end in pairwise(bounds):
-            covering = [
-                i
-                for i in indices
-                if plan.shots[i].start_frame < end and plan.shots[i].start_frame + plan.shots[i].frames > start
-            ]
-            first, last = covering[0], covering[-1]
-            head = start - plan.shots[first].start_frame
-            tail = plan.shots[last].start_frame + plan.shots[last].frames - end
-            previous = plan.shots[first - 1] if first > 0 else None
-            context = [previous] if previous is not None and previous.page == page else []
-            shots = context + list(plan.shots[first : last + 1])
-            sub_plan = CameraPlan(width_px=plan.width_px, height_px=plan.height_px, fps=plan.fps, shots=shots)
-            shown = decor.within(start, end, opens_page=start == page_start)
-            key = segment_key(page_sha256[page], sub_plan, len(context), config, shown, (head, tail))
+            covering = [i for i in indices if plan.shots[i].start_frame < end and _shot_end(plan, i) > start]
             segments.append(
-                Segment(page=page, plan=sub_plan, first=len(context), key=key, decor=shown, head=head, tail=tail)
+                _segment(plan, covering[0], covering[-1], start, end, page_sha256, config, decor, start == page_start)
             )
     return segments
 
