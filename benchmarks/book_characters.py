@@ -66,7 +66,7 @@ def main() -> None:
         started = time.perf_counter()
         text = book.characters.model_dump_json(indent=2)  # characters.json of the whole book, but the disk
         json_s = time.perf_counter() - started
-        ledger = CharacterLedger(list(range(count)), lag_pages=4)
+        ledger = CharacterLedger(lag_pages=4)
         started = time.perf_counter()
         for reading in pages:
             ledger.shown_to(reading.page)

@@ -20,7 +20,7 @@ from comic_narrator.errors import ArtifactError
 from comic_narrator.flow.engines import Engines
 from comic_narrator.flow.stages import book_key, render_key, script_key
 from comic_narrator.flow.stream import Streamed
-from comic_narrator.ingest.book import ingest_book, input_kind
+from comic_narrator.ingest.book import BookFeed, input_kind
 from comic_narrator.progress import SILENT, Progress, StageProgress
 from comic_narrator.workdir import StageCache, atomic_write_text, file_sha256, read_artifact, write_artifact
 
@@ -53,17 +53,32 @@ class RunResult:
 
 def load_or_ingest(input_path: Path, config: IngestConfig, work_dir: Path, progress: Progress = SILENT) -> Book:
     """Stage 1: pages as PNGs. Reused when the input's bytes and the ingest options are unchanged."""
+    feed, remember = open_book(input_path, config, work_dir, progress)
+    book = feed.book()
+    remember()
+    return book
+
+
+def open_book(
+    input_path: Path, config: IngestConfig, work_dir: Path, progress: Progress = SILENT
+) -> tuple[BookFeed, Callable[[], None]]:
+    """Stage 1 as pages come: the book cached by an earlier run with the same input bytes and ingest options, or
+    a feed ingesting it page by page on a thread of its own; with it, what records the whole book in the cache
+    once every page is stored (a run that stops half-way ingests again)."""
     input_kind(input_path)  # fail early and clearly on a missing/empty/unknown input
     key, cache = book_key(input_path, config), StageCache(work_dir)
     book_file = work_dir / "book.json"
     stored = cache.load(book_file, Book) if cache.recorded("book") == [key] else None
     if stored is not None and all((work_dir / page.image_file).exists() for page in stored.pages):
         progress.note(f"[ingest] reusing {len(stored.pages)} page(s) from {work_dir}")
-        return stored
-    book = ingest_book(input_path, config, work_dir / "pages", progress)
-    cache.store(book_file, book)
-    cache.record("book", key)
-    return book
+        return BookFeed.whole(stored), lambda: None
+    feed = BookFeed.start(input_path, config, work_dir / "pages", progress)
+
+    def remember() -> None:
+        cache.store(book_file, feed.book())
+        cache.record("book", key)
+
+    return feed, remember
 
 
 def load_reading_file(path: Path, book: Book) -> BookReading:
@@ -154,11 +169,15 @@ def _opening_ocr(config: RunConfig) -> Future[RapidOcrEngine] | None:
 def _engines(config: RunConfig, stack: ExitStack, progress: Progress, ocr: Future[RapidOcrEngine] | None) -> Engines:
     """Every engine the run needs, built once here (the OCR engine from ``ocr``, :func:`_opening_ocr`'s, which
     is None exactly when no page is read) and handed to the stages."""
+    import time
+
     from comic_narrator.voice.voicebank import open_voice_bank
 
+    started = time.perf_counter()
     engines = Engines(ocr=None, bank=None)
     if ocr is not None:
         engines.ocr = stack.enter_context(ocr.result())
+        log.info("the OCR engine is open (waited %.2f s for it)", time.perf_counter() - started)
         if config.vision.vision == "llm":
             from comic_narrator.backends.openai_chat import OpenAIChatClient
 
@@ -167,6 +186,7 @@ def _engines(config: RunConfig, stack: ExitStack, progress: Progress, ocr: Futur
             engines.llm_client = client
     if not config.vision_only:
         engines.bank = stack.enter_context(open_voice_bank(config.voice))
+    log.info("the engines are open (%.2f s)", time.perf_counter() - started)
     return engines
 
 
@@ -204,6 +224,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
 
     work = config.work_dir
     work.mkdir(parents=True, exist_ok=True)
+    log.info("the run starts: %s", config.input_path)
     result = RunResult(work_dir=work)
     clock = time.perf_counter()
 
@@ -219,13 +240,18 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
 
         load_library(config.audio.sounds_dir)
     ocr = _opening_ocr(config)
-    book = load_or_ingest(config.input_path, config.ingest, work, progress)
-    result.pages = len(book.pages)
-    lap("ingest")
-    given_reading = load_reading_file(config.reading_file, book) if config.reading_file is not None else None
-    script, script_origin = (None, None) if config.vision_only else given_script(config, progress)
+    feed, remember_book = open_book(config.input_path, config.ingest, work, progress)
+    # page 1 is read as soon as it is stored; "ingest" times what comes before (a given reading waits for all)
+    try:
+        given_reading = load_reading_file(config.reading_file, feed.book()) if config.reading_file else None
+        lap("ingest")
+        script, script_origin = (None, None) if config.vision_only else given_script(config, progress)
+    except BaseException:
+        feed.stop()
+        raise
     render_stage = None if config.vision_only else progress.stage("render", 0)
     with ExitStack() as stack, ExitStack() as turn:
+        stack.callback(feed.stop)  # a run that fails stops the ingest; one that got to the end has nothing left
         after_reading = None
         timeshare = turns is not None and turns.stack.timeshare
         if turns is not None and timeshare:  # vLLM reads every page, then sleeps while the voices are made
@@ -250,11 +276,11 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
             from comic_narrator.flow.book_audio import BookAudio
             from comic_narrator.video.render import book_audio_file
 
-            book_audio = BookAudio(config, book_audio_file(work), progress.stage("master", len(book.pages)))
+            book_audio = BookAudio(config, book_audio_file(work), progress.stage("master", feed.expected))
         try:
             engines = _engines(config, stack, progress, ocr)
             streamed = stream_pages(
-                book,
+                feed,
                 config,
                 engines,
                 executor,
@@ -269,6 +295,8 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
             if book_audio is not None:
                 book_audio.cancel()
             raise
+    remember_book()
+    result.pages = len(streamed.pages)
     try:  # the last pages' segments may still be rendering: the book-level work goes on meanwhile
         result = _finish_book(config, streamed, executor, script is not None, result, progress, lap, book_audio)
     except BaseException:

@@ -26,6 +26,7 @@ from comic_narrator.config import RunConfig, VoiceConfig
 from comic_narrator.flow.engines import Engines
 from comic_narrator.flow.executor import LocalExecutor, PageRead
 from comic_narrator.flow.stream import Streamed, stream_pages
+from comic_narrator.ingest.book import BookFeed
 from comic_narrator.pipeline import load_or_ingest
 from comic_narrator.reading.book_characters import CharacterBook, with_lines
 from comic_narrator.reading.stage import read_one_page, vision_for_book
@@ -42,8 +43,11 @@ class ReversedReads:
     def __init__(self) -> None:
         self.finished: list[int] = []
 
-    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
+    def read_pages(
+        self, given: Book | BookFeed, run: RunConfig, engines: Engines
+    ) -> Iterator[tuple[PageImage, PageRead]]:
         assert engines.ocr is not None
+        book = BookFeed.of(given).book()
         done: dict[int, PageRead] = {}
         for page in reversed(book.pages):
             done[page.index] = read_one_page(book, page, vision_for_book(run.vision, book), run.work_dir, engines.ocr)
@@ -62,7 +66,9 @@ class CountingReads(LocalExecutor):
         super().__init__(run, None)
         self.cached: list[bool] = []
 
-    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
+    def read_pages(
+        self, book: Book | BookFeed, run: RunConfig, engines: Engines
+    ) -> Iterator[tuple[PageImage, PageRead]]:
         for page, read in super().read_pages(book, run, engines):
             self.cached.append(read[2])
             yield page, read

@@ -52,7 +52,7 @@ def test_each_page_is_shown_the_same_characters_whatever_order_pages_finish_in()
     readings = [_reading(0), _reading(1, "Ann"), _reading(2, "Bob"), _reading(3, "Cy"), _reading(4), _reading(5)]
     shown: dict[tuple[str, int], list[str]] = {}
     for order_name, order in (("forward", range(6)), ("backward", range(5, -1, -1))):
-        ledger = CharacterLedger(list(range(6)), lag_pages=2)
+        ledger = CharacterLedger(lag_pages=2)
         results: dict[int, list[str]] = {}
 
         def ask(page: int, into: dict[int, list[str]] = results, book: CharacterLedger = ledger) -> None:
@@ -83,7 +83,7 @@ def test_each_page_is_shown_the_same_characters_whatever_order_pages_finish_in()
 
 def test_a_book_that_names_nobody_is_searched_for_names_only_in_its_first_pages() -> None:
     """Past FIRST_NAMES_PAGES a page no longer waits for the pages beside it: it is shown pages 1..N-lag only."""
-    ledger = CharacterLedger(list(range(12)), lag_pages=3)
+    ledger = CharacterLedger(lag_pages=3)
     for page in range(FIRST_NAMES_PAGES):
         ledger.record(page, _reading(page))
     assert ledger.shown_to(FIRST_NAMES_PAGES + 2) == []  # would wait forever for pages 9-10 otherwise
@@ -102,7 +102,7 @@ def test_a_speaking_page_that_names_nobody_ends_the_search_too() -> None:
     unnamed = _reading(1).model_copy(
         update={"texts": [TextRegion(bbox=(0, 0, 9, 9), kind="speech", text="hi", panel=0)]}
     )
-    ledger = CharacterLedger(list(range(6)), lag_pages=2)
+    ledger = CharacterLedger(lag_pages=2)
     ledger.record(0, _reading(0))
     shown: list[list[str]] = []
     asking = threading.Thread(target=lambda: shown.append([c.name for c in ledger.shown_to(3)]), daemon=True)
@@ -114,7 +114,7 @@ def test_a_speaking_page_that_names_nobody_ends_the_search_too() -> None:
     assert shown == [[]], "page 4 is shown pages 1-2 and does not wait for page 3"
     # A sound or a caption alone is no speech: the search goes on past such a page.
     sound = _reading(1).model_copy(update={"texts": [TextRegion(bbox=(0, 0, 9, 9), kind="sound", text="bam", panel=0)]})
-    quiet = CharacterLedger(list(range(6)), lag_pages=2)
+    quiet = CharacterLedger(lag_pages=2)
     quiet.record(0, _reading(0))
     quiet.record(1, sound)
     waiting = threading.Thread(target=lambda: quiet.shown_to(3), daemon=True)
@@ -127,7 +127,7 @@ def test_a_speaking_page_that_names_nobody_ends_the_search_too() -> None:
 
 
 def test_a_failed_page_releases_the_pages_waiting_on_it() -> None:
-    ledger = CharacterLedger([0, 1, 2], lag_pages=1)
+    ledger = CharacterLedger(lag_pages=1)
     ledger.record(0, None)
     ledger.abandon()
     with pytest.raises(ReadingAbandoned, match="page 2"):

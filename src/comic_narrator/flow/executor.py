@@ -5,16 +5,18 @@ and ``render`` (a segment to make); another one (a cluster's) plugs in here with
 from __future__ import annotations
 
 import heapq
+import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Protocol
+from contextlib import closing, contextmanager
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from comic_narrator.artifacts import Book, PageImage, PageReading
 from comic_narrator.config import RunConfig
 from comic_narrator.flow.engines import Engines
+from comic_narrator.ingest.book import BookFeed
 from comic_narrator.progress import StageProgress
 from comic_narrator.reading.known_characters import CharacterLedger
 from comic_narrator.video.render import SegmentRenderer, worker_count
@@ -39,6 +41,76 @@ threads read their pages locally together, sharing the interpreter and the cores
 reading is done first and later pages still stay ahead of the LLM."""
 
 PageRead = tuple[PageReading, str | None, bool]
+log = logging.getLogger("comic_narrator")
+
+
+Handle = TypeVar("Handle")
+
+
+def pages_in_flight(
+    feed: BookFeed, ahead: int, submit: Callable[[PageImage], Handle], cancel: Callable[[Handle], object]
+) -> Generator[tuple[PageImage, Handle], None, None]:
+    """The book's pages in order, each with its handle from ``submit``, which is called for a page as soon as the
+    ingest has stored it and it is at most ``ahead`` pages beyond the one being waited for (every page at once
+    when ``ahead`` < 0), so reading never waits for the rest of the book to be ingested. A page the ingest
+    cannot store stops the iteration at once, with the ingest's error; handles submitted and never handed out
+    (the iteration closed early) go to ``cancel``."""
+    changed = threading.Condition()
+    submitted: dict[int, tuple[PageImage, Handle]] = {}
+    waited_for = [0]
+    ended = [False]
+    stop = [False]
+    failure: list[BaseException] = []
+
+    def feeder() -> None:
+        try:
+            for page in feed.pages():
+
+                def in_window(at: int = page.index) -> bool:
+                    return stop[0] or ahead < 0 or at <= waited_for[0] + ahead
+
+                with changed:
+                    changed.wait_for(in_window)
+                    if stop[0]:
+                        return
+                    submitted[page.index] = (page, submit(page))
+                    changed.notify_all()
+        except BaseException as exc:  # the ingest's error, or submit's
+            with changed:
+                failure.append(exc)
+        finally:
+            with changed:
+                ended[0] = True
+                changed.notify_all()
+
+    threading.Thread(target=feeder, name="read-feed", daemon=True).start()
+    index = 0
+    try:
+        while True:
+
+            def ready(at: int = index) -> bool:
+                return bool(failure) or at in submitted or ended[0]
+
+            with changed:
+                changed.wait_for(ready)
+                if failure:
+                    raise failure[0]
+                if index not in submitted:
+                    return
+                item = submitted.pop(index)
+            yield item
+            index += 1
+            with changed:
+                waited_for[0] = index
+                changed.notify_all()
+    finally:
+        with changed:
+            stop[0] = True
+            left = list(submitted.values())
+            submitted.clear()
+            changed.notify_all()
+        for _, handle in left:
+            cancel(handle)
 
 
 class OrderedGate:
@@ -70,7 +142,9 @@ class OrderedGate:
 class Executor(Protocol):
     """What the page stream needs of an executor (the local one here, Ray's in ray_executor.py)."""
 
-    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]: ...
+    def read_pages(
+        self, book: Book | BookFeed, run: RunConfig, engines: Engines
+    ) -> Iterator[tuple[PageImage, PageRead]]: ...
 
     def render(self, segment: Segment, image: Path) -> None: ...
 
@@ -95,7 +169,10 @@ def _read(
     vision = vision_for_book(run.vision, book)
     try:
         with gate.held(page.index):
+            started = time.perf_counter()
             reading, failure, cached = read_one_page(book, page, vision, run.work_dir, engines.ocr)
+            seconds = time.perf_counter() - started
+            log.info("page %d: read locally in %.2f s%s", page.index + 1, seconds, " (cached)" if cached else "")
     except BaseException:
         ledger.abandon()
         raise
@@ -104,9 +181,12 @@ def _read(
 
         assert isinstance(engines.llm_client, OpenAIChatClient)
         local = reading if failure is None else None
+        started = time.perf_counter()
         refined, llm_cached = refine_in_book(
             page, local, engines.llm_client, engines.llm_model, run.llm, run.work_dir, ledger
         )
+        seconds = time.perf_counter() - started
+        log.info("page %d: the LLM's reading in %.2f s%s", page.index + 1, seconds, " (cached)" if llm_cached else "")
         reading = refined or reading
         cached = cached and llm_cached
     return reading, failure, cached
@@ -135,37 +215,36 @@ class LocalExecutor:
             else None
         )
 
-    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
+    def read_pages(
+        self, book: Book | BookFeed, run: RunConfig, engines: Engines
+    ) -> Iterator[tuple[PageImage, PageRead]]:
         """Each page's reading in book order, reading up to ``read_ahead`` pages (with the LLM reading,
-        LLM_READ_AHEAD_ROUNDS times its concurrency) ahead of the one handed out; all of them at once before
-        anything is handed out when ``read_ahead`` < 0."""
-        ahead = len(book.pages) if self.read_ahead < 0 else max(self.read_ahead, self.read_workers)
+        LLM_READ_AHEAD_ROUNDS times its concurrency) ahead of the one handed out, each as soon as the ingest has
+        stored it; all of them at once before anything is handed out when ``read_ahead`` < 0."""
+        feed = BookFeed.of(book)
+        ahead = max(self.read_ahead, self.read_workers)
         if run.vision.vision == "llm":
             ahead = max(ahead, LLM_READ_AHEAD_ROUNDS * self.read_workers)
-        ledger = CharacterLedger([page.index for page in book.pages], run.llm.slots)
+        ledger = CharacterLedger(run.llm.slots)
         gate = OrderedGate(LOCAL_READS_AT_ONCE)
         with ThreadPoolExecutor(self.read_workers, thread_name_prefix="read") as pool:
-            futures: dict[int, Future[tuple[PageRead, float]]] = {}
-            try:
+
+            def submit(page: PageImage) -> Future[tuple[PageRead, float]]:
+                return pool.submit(_timed_read, feed.header, page, run, engines, ledger, gate)
+
+            reads = pages_in_flight(feed, -1 if self.read_ahead < 0 else ahead, submit, Future.cancel)
+            with closing(reads):
+                ordered: Iterable[tuple[PageImage, Future[tuple[PageRead, float]]]] = reads
                 if self.read_ahead < 0:  # everything read before anything is voiced (a time-shared GPU)
-                    for index, page in enumerate(book.pages):
-                        futures[index] = pool.submit(_timed_read, book, page, run, engines, ledger, gate)
-                    for future in futures.values():
+                    ordered = list(reads)
+                    for _, future in ordered:
                         future.result()
                     if self.after_reading is not None:
                         self.after_reading()
-                for index, page in enumerate(book.pages):
-                    for upcoming in range(index, min(len(book.pages), index + 1 + ahead)):
-                        if upcoming not in futures:
-                            futures[upcoming] = pool.submit(
-                                _timed_read, book, book.pages[upcoming], run, engines, ledger, gate
-                            )
-                    read, seconds = futures.pop(index).result()
+                for page, future in ordered:
+                    read, seconds = future.result()
                     self.busy_s["read"] = self.busy_s.get("read", 0.0) + seconds
                     yield page, read
-            finally:
-                for future in futures.values():
-                    future.cancel()
 
     def render(self, segment: Segment, image: Path) -> None:
         if self.renderer is not None:

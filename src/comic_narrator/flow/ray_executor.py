@@ -10,7 +10,8 @@ Without an address a local Ray instance is started for the run and stopped after
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ from comic_narrator.artifacts import Book, PageImage
 from comic_narrator.config import RenderConfig, RunConfig
 from comic_narrator.errors import EngineError
 from comic_narrator.flow.engines import Engines
-from comic_narrator.flow.executor import READ_AHEAD_PAGES, PageRead
+from comic_narrator.flow.executor import READ_AHEAD_PAGES, PageRead, pages_in_flight
+from comic_narrator.ingest.book import BookFeed
 from comic_narrator.progress import StageProgress
 from comic_narrator.video.segments import Segment
 
@@ -93,25 +95,26 @@ class RayExecutor:
         self.reused = 0
         self.busy_s: dict[str, float] = {}
 
-    def read_pages(self, book: Book, run: RunConfig, engines: Engines) -> Iterator[tuple[PageImage, PageRead]]:
-        ahead = len(book.pages) if self.read_ahead < 0 else max(self.read_ahead, len(self._readers))
-        refs: dict[int, Any] = {}
+    def read_pages(
+        self, book: Book | BookFeed, run: RunConfig, engines: Engines
+    ) -> Iterator[tuple[PageImage, PageRead]]:
+        feed = BookFeed.of(book)
+        ahead = -1 if self.read_ahead < 0 else max(self.read_ahead, len(self._readers))
 
-        def submit(index: int) -> None:
-            actor = self._readers[index % len(self._readers)]
-            refs[index] = actor.read.remote(book, book.pages[index], run)
+        def submit(page: PageImage) -> Any:
+            actor = self._readers[page.index % len(self._readers)]
+            return actor.read.remote(feed.header, page, run)
 
-        if self.read_ahead < 0:
-            for index in range(len(book.pages)):
-                submit(index)
-            self.ray.get(list(refs.values()))
-            if self.after_reading is not None:
-                self.after_reading()
-        for index, page in enumerate(book.pages):
-            for upcoming in range(index, min(len(book.pages), index + 1 + ahead)):
-                if upcoming not in refs:
-                    submit(upcoming)
-            yield page, self.ray.get(refs.pop(index))
+        reads = pages_in_flight(feed, ahead, submit, lambda ref: None)  # a read in flight finishes unread
+        with closing(reads):
+            ordered: Iterable[tuple[PageImage, Any]] = reads
+            if self.read_ahead < 0:
+                ordered = list(reads)
+                self.ray.get([ref for _, ref in ordered])
+                if self.after_reading is not None:
+                    self.after_reading()
+            for page, ref in ordered:
+                yield page, self.ray.get(ref)
 
     def render(self, segment: Segment, image: Path) -> None:
         output = self.run.work_dir / segment.file_name

@@ -39,6 +39,7 @@ from comic_narrator.config import RunConfig
 from comic_narrator.errors import ArtifactError, ComicNarratorError, PageError
 from comic_narrator.flow.engines import Engines
 from comic_narrator.flow.executor import Executor
+from comic_narrator.ingest.book import BookFeed
 from comic_narrator.progress import SILENT, Progress
 from comic_narrator.workdir import write_artifact
 
@@ -168,7 +169,7 @@ def _voice_page(
 
 
 def stream_pages(
-    book: Book,
+    book: Book | BookFeed,
     run: RunConfig,
     engines: Engines,
     executor: Executor,
@@ -181,7 +182,8 @@ def stream_pages(
     """Every page through read -> link -> script -> cast -> voice -> timing -> camera -> render (segments handed
     to ``executor``'s renderer). ``given_reading`` (an edited reading) replaces the read stage; ``script`` (a
     given or edited script) replaces the writer. ``on_voiced`` hears of each voiced page, in book order, with
-    the book's language (the book's audio is made from them as they come)."""
+    the book's language (the book's audio is made from them as they come). ``book`` may still be being ingested
+    (a :class:`BookFeed`): each page is read as soon as it is stored."""
     from comic_narrator.audio.mix import block_powers, mix_voices
     from comic_narrator.reading.book_characters import CharacterBook
     from comic_narrator.reading.reader import follow_book_direction
@@ -189,13 +191,16 @@ def stream_pages(
     from comic_narrator.timeline.timing import build_timing
     from comic_narrator.video.camera import plan_camera
 
-    n = len(book.pages)
-    read_stage = progress.stage("read", n)
-    voice_stage = progress.stage("voices", n) if not run.vision_only else None
+    feed = BookFeed.of(book)
+    header = feed.header
+    # a given script and a given reading are checked against every page first
+    whole = feed.book() if script is not None or given_reading is not None else header
+    read_stage = progress.stage("read", feed.expected)
+    voice_stage = progress.stage("voices", feed.expected) if not run.vision_only else None
     # Who is who: pages join the book's characters in book order (the local reader's speakers linked by
     # appearance and register; an LLM's and an edited reading's ids are book-wide already).
     characters = CharacterBook(link=given_reading is None and run.vision.vision != "llm")
-    source = ScriptSource(script, book, script_origin)
+    source = ScriptSource(script, whole, script_origin)
     casting = OnlineCasting(run, engines.bank, characters) if engines.bank is not None and not run.vision_only else None
     failures: list[str] = []
     voice_busy = [0.0]
@@ -205,11 +210,14 @@ def stream_pages(
 
     def readings() -> Iterator[tuple[PageImage, PageReading, str | None]]:
         if given_reading is not None:
-            for image, reading in zip(book.pages, given_reading.pages, strict=True):
+            for image, reading in zip(whole.pages, given_reading.pages, strict=True):
                 read_stage.advance(detail=f"page {image.index + 1} (given)")
                 yield image, reading, None
             return
-        for image, (reading, failure, cached) in executor.read_pages(book, run, engines):
+        for image, (reading, failure, cached) in executor.read_pages(feed, run, engines):
+            for stage in (read_stage, voice_stage):  # a tall page sliced makes more pages than the input had
+                if stage is not None and image.index >= stage.total:
+                    stage.grow(1)
             detail = " (cached)" if cached else f": {len(reading.panels)} panels, {len(reading.texts)} texts"
             read_stage.advance(detail=f"page {image.index + 1}{detail}")
             yield image, reading, failure
@@ -224,11 +232,11 @@ def stream_pages(
             write_artifact(run.work_dir / "characters.json", characters.characters)
             written[:] = who
 
-    book_vision = vision_for_book(run.vision, book)
+    book_vision = vision_for_book(run.vision, header)
 
     def voice_through(work: PageWork, lang_now: Literal["en", "ja"]) -> None:
         if given_reading is None:  # a wordless page reads the way its book does, once the book's language is known
-            work.reading = follow_book_direction(work.reading, lang_now, book_vision, book.manga_hint)
+            work.reading = follow_book_direction(work.reading, lang_now, book_vision, header.manga_hint)
         work.lines = source.lines_for(work.reading, run)
         characters.add_lines(work.lines, reading=work.reading)
         if run.vision_only or casting is None or engines.bank is None:
@@ -245,11 +253,11 @@ def stream_pages(
             characters.add_lines(work.lines, removed=True)
             work.lines = []
         work.clips = clips
-        one_page = BookReading(source=book.source, lang=lang_now, pages=[work.reading])
+        one_page = BookReading(source=header.source, lang=lang_now, pages=[work.reading])
         work.timing = build_timing(one_page, Script(lang=lang_now, lines=work.lines), clips, run.audio, run.render.fps)
         work.plan = plan_camera(one_page, work.timing, run.render)
         work.powers = block_powers(mix_voices(run.work_dir, work.timing, clips), work.timing.sample_rate_hz)
-        if work.image.index == book.pages[-1].index:
+        if feed.is_last(work.image.index):
             from comic_narrator.video.render import worker_count
 
             work.render_pieces = worker_count(run.render)
@@ -271,7 +279,7 @@ def stream_pages(
         work = PageWork(image=image, reading=reading)
         if lang is None:
             waiting.append(work)
-            lang = decided_language(run.vision, book, [w.reading for w in waiting], len(waiting) + len(done) == n)
+            lang = decided_language(run.vision, header, [w.reading for w in waiting], feed.is_last(image.index))
             if lang is None:
                 continue
             for held in waiting:
@@ -282,7 +290,7 @@ def stream_pages(
     book_lang: Literal["en", "ja"] = "ja" if lang == "ja" else "en"
     for held in waiting:  # only when the book has no pages
         voice_through(held, book_lang)
-    book_reading = BookReading(source=book.source, lang=book_lang, pages=[w.reading for w in done])
+    book_reading = BookReading(source=header.source, lang=book_lang, pages=[w.reading for w in done])
     if given_reading is not None:
         book_reading = given_reading
     book_script = Script(lang=book_lang, lines=[line for w in done for line in w.lines])

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +22,7 @@ from comic_narrator.ingest.images import RgbImage, decode_image, is_image_name
 from comic_narrator.ingest.pdf import pdf_page_count, render_pdf_pages
 from comic_narrator.ingest.selection import natural_key, parse_page_selection
 from comic_narrator.ingest.webtoon import content_segments
-from comic_narrator.progress import SILENT, Progress
+from comic_narrator.progress import SILENT, Progress, StageProgress
 from comic_narrator.workdir import atomic_write_bytes
 
 RAR_SIGNATURE = b"Rar!\x1a\x07"
@@ -171,39 +173,164 @@ INGEST_THREADS = 8
 The PNG encode is 80 % of ingesting a folder of JPEGs: Black Jack p. 21-40 took 1.1 s on 2 cores, 1.9 s on one."""
 
 
+INGEST_AHEAD = 8
+"""Source pages decoded and stored beyond the furthest page asked for: the reader (a few pages ahead of the
+voices, or the LLM's slots) never waits, and the ingest does not take the cores from page 1's reading to
+store page 200."""
+
+
 def ingest_book(path: Path, config: IngestConfig, pages_dir: Path, progress: Progress = SILENT) -> Book:
     """Decode the selected pages, slice tall ones, and store each as a PNG under ``pages_dir`` (a few pages at
-    once, decoded in order and never more than twice the threads held in memory)."""
-    kind = input_kind(path)
-    pages_iter, count, info = _source_pages(path, kind, config)
-    stage = progress.stage("ingest", count)
-    pages: list[PageImage] = []
-    threads = max(1, min(os.cpu_count() or 1, INGEST_THREADS))
+    once, decoded in order and never more than twice the threads held in memory); the whole Book."""
+    return BookFeed.start(path, config, pages_dir, progress).book()
 
-    def collect(source_page: SourcePage, stored: list[tuple[int, str, RgbImage, str]]) -> None:
-        for seg_no, name, image, digest in stored:
-            pages.append(
-                PageImage(
-                    index=len(pages),
-                    source=source_page.source,
-                    source_page_number=source_page.number,
-                    segment=seg_no,
-                    image_file=f"{pages_dir.name}/{name}",
-                    width_px=int(image.shape[1]),
-                    height_px=int(image.shape[0]),
-                    sha256=digest,
-                )
-            )
-        stage.advance(detail=source_page.source)
 
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ingest") as workers:
-        ahead: deque[tuple[SourcePage, Future[list[tuple[int, str, RgbImage, str]]]]] = deque()
-        for source_page in pages_iter:
-            ahead.append((source_page, workers.submit(_store_page, source_page, config, pages_dir)))
-            if len(ahead) >= 2 * threads:
-                page, stored = ahead.popleft()
-                collect(page, stored.result())
-        while ahead:
-            page, stored = ahead.popleft()
-            collect(page, stored.result())
-    return Book(source=str(path), pages=pages, manga_hint=info.manga_rtl, language_hint=info.language)
+class BookFeed:
+    """A book whose pages are stored on a thread of its own (:meth:`start`): its ``header`` (a Book holding the
+    source and the ComicInfo hints, no pages) and ``expected`` (the input's pages selected; a tall page sliced
+    makes more) at once, each page as soon as it is stored (:meth:`pages`), the whole Book once the last one is
+    (:meth:`book`). A run reads page 1 while the rest of a 200-page PDF is still being rendered, and the ingest
+    keeps only INGEST_AHEAD source pages beyond the furthest page asked for (so a 2-core machine's reading is not
+    slowed by storing pages it will not need for minutes). An input that cannot be opened or listed fails in
+    :meth:`start`; a page that cannot be decoded fails whoever waits on the feed next, with the ingest's own
+    error."""
+
+    def __init__(self, header: Book, expected: int) -> None:
+        self.header = header.model_copy(update={"pages": []})
+        self.expected = expected
+        self._pages: list[PageImage] = []
+        self._finished = False
+        self._error: BaseException | None = None
+        self._stopped = False
+        self._wanted = 0
+        """The furthest page anybody has asked for (the ingest stays at most INGEST_AHEAD source pages beyond it)."""
+        self._changed = threading.Condition()
+
+    @classmethod
+    def whole(cls, book: Book) -> BookFeed:
+        """A feed over a book already ingested (a cached one)."""
+        feed = cls(book, len(book.pages))
+        feed._pages = list(book.pages)
+        feed._finished = True
+        return feed
+
+    @classmethod
+    def of(cls, book: Book | BookFeed) -> BookFeed:
+        return book if isinstance(book, BookFeed) else cls.whole(book)
+
+    @classmethod
+    def start(cls, path: Path, config: IngestConfig, pages_dir: Path, progress: Progress = SILENT) -> BookFeed:
+        kind = input_kind(path)
+        pages_iter, count, info = _source_pages(path, kind, config)
+        header = Book(source=str(path), pages=[], manga_hint=info.manga_rtl, language_hint=info.language)
+        return cls.from_pages(header, pages_iter, count, config, pages_dir, progress)
+
+    @classmethod
+    def from_pages(
+        cls,
+        header: Book,
+        pages_iter: Iterator[SourcePage],
+        count: int,
+        config: IngestConfig,
+        pages_dir: Path,
+        progress: Progress = SILENT,
+    ) -> BookFeed:
+        """A feed storing ``pages_iter``'s pages (decoded lazily, in order; ``count`` of them expected)."""
+        feed = cls(header, count)
+        stage = progress.stage("ingest", count)
+        threading.Thread(
+            target=feed._ingest, args=(pages_iter, config, pages_dir, stage), name="ingest", daemon=True
+        ).start()
+        return feed
+
+    def _ingest(
+        self, pages_iter: Iterator[SourcePage], config: IngestConfig, pages_dir: Path, stage: StageProgress
+    ) -> None:
+        threads = max(1, min(os.cpu_count() or 1, INGEST_THREADS))
+
+        def collect(source_page: SourcePage, stored: list[tuple[int, str, RgbImage, str]]) -> None:
+            with self._changed:
+                for seg_no, name, image, digest in stored:
+                    self._pages.append(
+                        PageImage(
+                            index=len(self._pages),
+                            source=source_page.source,
+                            source_page_number=source_page.number,
+                            segment=seg_no,
+                            image_file=f"{pages_dir.name}/{name}",
+                            width_px=int(image.shape[1]),
+                            height_px=int(image.shape[0]),
+                            sha256=digest,
+                        )
+                    )
+                self._changed.notify_all()
+            stage.advance(detail=source_page.source)
+
+        try:
+            with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ingest") as workers:
+                ahead: deque[tuple[SourcePage, Future[list[tuple[int, str, RgbImage, str]]]]] = deque()
+                for number, source_page in enumerate(pages_iter):
+
+                    def wanted(at: int = number) -> bool:
+                        return self._stopped or at <= self._wanted + INGEST_AHEAD
+
+                    with self._changed:  # store only what the reader will soon want: it shares the cores
+                        self._changed.wait_for(wanted)
+                    if self._stopped:
+                        break
+                    ahead.append((source_page, workers.submit(_store_page, source_page, config, pages_dir)))
+                    # page 1 is handed over as soon as it is stored; later pages a few at once
+                    if len(ahead) >= (1 if not self._pages else 2 * threads):
+                        page, stored = ahead.popleft()
+                        collect(page, stored.result())
+                while ahead and not self._stopped:
+                    page, stored = ahead.popleft()
+                    collect(page, stored.result())
+        except BaseException as exc:  # handed to whoever waits on the feed
+            with self._changed:
+                self._error = exc
+                self._changed.notify_all()
+            return
+        with self._changed:
+            if self._stopped:
+                self._error = RuntimeError("the ingest was stopped before the book's last page")
+            else:
+                self._finished = True
+            self._changed.notify_all()
+
+    def _wait(self, ready: Callable[[], bool], wanted: int) -> None:
+        with self._changed:
+            if wanted > self._wanted:
+                self._wanted = wanted
+                self._changed.notify_all()
+            self._changed.wait_for(lambda: self._error is not None or ready())
+            if self._error is not None:
+                raise self._error
+
+    def page(self, index: int) -> PageImage | None:
+        """Page ``index`` (0 for the first) once it is stored; None when the book turns out to have fewer."""
+        self._wait(lambda: index < len(self._pages) or self._finished, index)
+        return self._pages[index] if index < len(self._pages) else None
+
+    def pages(self) -> Iterator[PageImage]:
+        """Every page in book order, each as soon as it is stored."""
+        index = 0
+        while (page := self.page(index)) is not None:
+            yield page
+            index += 1
+
+    def is_last(self, index: int) -> bool:
+        """Whether page ``index`` (stored) is the book's last, once the ingest can tell."""
+        self._wait(lambda: len(self._pages) > index + 1 or self._finished, index + 1)
+        return len(self._pages) == index + 1
+
+    def book(self) -> Book:
+        """The whole Book, once every page is stored."""
+        self._wait(lambda: self._finished, sys.maxsize)
+        return self.header.model_copy(update={"pages": list(self._pages)})
+
+    def stop(self) -> None:
+        """No more pages wanted (the run failed): the ingest stops after the pages it holds."""
+        with self._changed:
+            self._stopped = True
+            self._changed.notify_all()

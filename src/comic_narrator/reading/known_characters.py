@@ -49,11 +49,11 @@ class CharacterLedger:
     pages are read at once (the LLM's slots), also when it named nobody (a model that names no speaker on a page
     of dialogue is no likelier to on the next one, and waiting for it would read the book one page at a time). A
     page waits only for the pages it is shown; what it is shown depends on those pages' readings alone, never on
-    timing."""
+    timing. Pages are named by their place in the book (``PageImage.index``, 0 for the first), so a book can be
+    read while the rest of it is still being ingested."""
 
-    def __init__(self, pages_in_order: Sequence[int], lag_pages: int) -> None:
+    def __init__(self, lag_pages: int) -> None:
         self.lag_pages = max(1, lag_pages)
-        self._position = {page: n for n, page in enumerate(pages_in_order)}
         self._read: dict[int, PageReading | None] = {}
         """Recorded readings not yet folded (a page ahead of one still being read)."""
         self._book = CharacterBook(link=False)
@@ -74,7 +74,7 @@ class CharacterLedger:
     def record(self, page: int, reading: PageReading | None) -> None:
         """Page ``page`` is read (None: it was not, e.g. its local reading failed: it names nobody)."""
         with self._changed:
-            self._read[self._position[page]] = reading
+            self._read[page] = reading
             while self._book.characters.pages in self._read:
                 done = self._read.pop(self._book.characters.pages)
                 if done is None:
@@ -106,7 +106,7 @@ class CharacterLedger:
 
     def shown_to(self, page: int) -> list[Character]:
         """The characters page ``page`` is shown, once the pages they come from are read."""
-        position = self._position[page]
+        position = page
         pages = max(0, position - self.lag_pages + 1)  # the pages before these are always shown
         while pages < position:
             named, spoke = self._as_of_pages(pages)

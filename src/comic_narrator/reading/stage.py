@@ -201,7 +201,7 @@ def _refine_with_llm(
     model = client.resolve_model()  # fails fast, with what to start, when the server is down
     stage = progress.stage("read-llm", len(readings))
 
-    ledger = CharacterLedger([page.index for page in book.pages], llm.slots)
+    ledger = CharacterLedger(llm.slots)
 
     def refine(pair: tuple[PageImage, PageReading]) -> PageReading:
         page, local = pair
