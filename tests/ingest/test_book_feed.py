@@ -114,6 +114,8 @@ def test_reads_keep_to_their_window(tmp_path: Path) -> None:
     assert submitted == [0, 1, 2]  # the page waited for and two beyond it, never more
     reads.close()
     assert sorted(cancelled) == [1, 2]  # submitted, never handed out
+    deadline.wait(0.3)
+    assert submitted == [0, 1, 2]  # and nothing more is submitted once the reads are closed
 
 
 def test_an_ingest_error_stops_the_reads_with_that_error(tmp_path: Path) -> None:
@@ -145,3 +147,29 @@ def test_the_ingest_keeps_only_a_few_pages_beyond_the_furthest_one_asked_for(tmp
     threading.Event().wait(0.5)  # room for the ingest to run ahead, if it would
     assert len(source.decoded) <= 6 + INGEST_AHEAD + 1  # the pages asked for, the window, one decoded waiting
     assert len(feed.book().pages) == 40  # the whole book asked for: all of it
+
+
+def test_a_stopped_feed_stores_nothing_more_and_says_so(tmp_path: Path) -> None:
+    source = HeldSource(40)
+    source.release_all()
+    feed = _feed(source, tmp_path / "pages")
+    assert feed.page(0) is not None
+    feed.stop()  # the run failed: the ingest ends after what it holds
+    with pytest.raises(RuntimeError, match="stopped before the book's last page"):
+        feed.book()
+    assert len(source.decoded) <= 1 + INGEST_AHEAD + 1
+    assert len(list((tmp_path / "pages").glob("*.png"))) < 40
+
+
+def test_whether_a_page_is_the_last_waits_until_the_ingest_can_tell(tmp_path: Path) -> None:
+    source = HeldSource(2)
+    feed = _feed(source, tmp_path / "pages")
+    assert feed.page(0) is not None
+    answer: list[bool] = []
+    asking = threading.Thread(target=lambda: answer.append(feed.is_last(0)))
+    asking.start()
+    asking.join(0.3)  # page 2 is held back: page 1 may or may not be the last yet
+    source.release_all()
+    asking.join(WAIT_S)
+    assert answer == [False]
+    assert feed.is_last(1)
