@@ -241,17 +241,13 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
         load_library(config.audio.sounds_dir)
     ocr = _opening_ocr(config)
     feed, remember_book = open_book(config.input_path, config.ingest, work, progress)
-    # page 1 is read as soon as it is stored; "ingest" times what comes before (a given reading waits for all)
-    try:
+    with ExitStack() as stack, ExitStack() as turn:
+        stack.callback(feed.stop)  # a run that fails stops the ingest; one that got to the end has nothing left
+        # page 1 is read as soon as it is stored; "ingest" times what comes before (a given reading waits for all)
         given_reading = load_reading_file(config.reading_file, feed.book()) if config.reading_file else None
         lap("ingest")
         script, script_origin = (None, None) if config.vision_only else given_script(config, progress)
-    except BaseException:
-        feed.stop()
-        raise
-    render_stage = None if config.vision_only else progress.stage("render", 0)
-    with ExitStack() as stack, ExitStack() as turn:
-        stack.callback(feed.stop)  # a run that fails stops the ingest; one that got to the end has nothing left
+        render_stage = None if config.vision_only else progress.stage("render", 0)
         after_reading = None
         timeshare = turns is not None and turns.stack.timeshare
         if turns is not None and timeshare:  # vLLM reads every page, then sleeps while the voices are made
