@@ -21,6 +21,7 @@ from comic_narrator.artifacts import (
     ScriptLine,
 )
 from comic_narrator.reading.speakers import SpeakerLinker
+from comic_narrator.reading.speech_cues import speaker_gender
 
 NARRATOR = "narrator"
 """The script's speaker for captions and sound words: the narrator is cast, but is no character of the book."""
@@ -101,7 +102,9 @@ def with_page(characters: BookCharacters, local: PageReading, linked: PageReadin
 def with_lines(characters: BookCharacters, lines: Sequence[ScriptLine], removed: bool = False) -> BookCharacters:
     """``characters`` with ``lines`` counted (``removed``: taken back): each speaker but the narrator speaks one
     more line. A speaker the readings never met (a user's edited script renamed a character or gave a line to
-    somebody new) joins the book on the page of its first line."""
+    somebody new) joins the book on the page of its first line. A speaker whose gender nobody gave takes the one
+    its lines here say more often (Japanese speech marks it: :func:`speaker_gender`), so that casting, which
+    reads it, gives a man a man's voice though no LLM named him."""
     counts: Counter[str] = Counter(line.speaker for line in lines if line.speaker != NARRATOR)
     if removed:
         counts = Counter({speaker: -count for speaker, count in counts.items()})
@@ -117,6 +120,23 @@ def with_lines(characters: BookCharacters, lines: Sequence[ScriptLine], removed:
         elif count > 0:
             found[speaker] = len(updated)
             updated.append(BookCharacter(id=speaker, first_page=first_page[speaker], lines=count))
+    characters = characters.model_copy(update={"characters": updated})
+    return characters if removed else with_said_genders(characters, [(line.speaker, line.text) for line in lines])
+
+
+def with_said_genders(characters: BookCharacters, said: Sequence[tuple[str, str]]) -> BookCharacters:
+    """``characters`` where each speaker of ``said`` (speaker, words) whose gender nobody gave takes the one their
+    words mark more often (:func:`speaker_gender`; the narrator aside, a tie says nothing)."""
+    votes: dict[str, Counter[str]] = {}
+    for speaker, text in said:
+        gender = speaker_gender(text) if speaker != NARRATOR else None
+        if gender is not None:
+            votes.setdefault(speaker, Counter())[gender] += 1
+    updated = list(characters.characters)
+    for n, character in enumerate(updated):
+        tally = votes.get(character.id)
+        if character.gender == "unknown" and tally is not None and tally["male"] != tally["female"]:
+            updated[n] = character.model_copy(update={"gender": max(tally, key=lambda g: tally[g])})
     return characters.model_copy(update={"characters": updated})
 
 
@@ -154,9 +174,16 @@ def book_characters_of(readings: Sequence[PageReading], lines: Sequence[ScriptLi
     for reading in readings:
         book.add_page(reading)
     if lines is not None:
-        return book.add_lines(lines)
+        # page by page, as the page stream counts them: a gender is the one the first page that marks it says
+        for page in sorted({line.page for line in lines}):
+            book.add_lines([line for line in lines if line.page == page])
+        return book.characters
     counted = [c.model_copy(update={"lines": c.regions}) for c in book.characters.characters]
-    return book.characters.model_copy(update={"characters": counted})
+    characters = book.characters.model_copy(update={"characters": counted})
+    for reading in readings:
+        spoken = [(t.speaker, t.text) for t in reading.texts if t.speaker is not None and t.kind in ("speech", "shout")]
+        characters = with_said_genders(characters, spoken)
+    return characters
 
 
 def shown_characters(characters: BookCharacters, limit: int) -> list[Character]:

@@ -11,8 +11,9 @@ Pronoun = Literal["boku", "ore", "watashi", "atashi", "washi", "watakushi", "oir
 
 # Sentence ends and words that mark how a Japanese line is said (its register), not what it says. Plain copula
 # endings (だ, だよ, だな) count as blunt: they are a man's casual speech to an equal or below.
+_FEMININE = re.compile(r"わ[!?！？…。ー〜]*$|わよ|わね|かしら|のよ[!?！？…。]*$|のね[!?！？…。]*$|あたし")
 _REGISTER_MARKS: tuple[tuple[Register, re.Pattern[str]], ...] = (
-    ("feminine", re.compile(r"わ[!?！？…。ー〜]*$|わよ|わね|かしら|のよ[!?！？…。]*$|のね[!?！？…。]*$|あたし")),
+    ("feminine", _FEMININE),
     ("polite", re.compile(r"です|ます|まし[たょ]|ません|でし[たょ]|下さい|ください|ございま")),
     (
         "blunt",
@@ -113,6 +114,24 @@ _QUESTION = re.compile(r"[?？]$|(?<!と)か$")
 _PLAIN_LETTERS = 8
 """Letters (kana and kanji) a line without marks needs for its plain form (no です/ます) to count as blunt speech
 rather than a fragment: said to an equal or below, as the blunt marks are."""
+
+
+Gender = Literal["male", "female"]
+
+_MALE_PRONOUNS: frozenset[Pronoun] = frozenset({"boku", "ore", "washi", "oira"})
+_ROUGH = re.compile(r"お前|おまえ|てめ|貴様|ぞ[!?！？…。]*$|ぜ[!?！？…。]*$|じゃねえ|じゃねー|ねーよ")
+"""Marks of a man's rough speech (not the plain forms a woman uses as well)."""
+
+
+def speaker_gender(text: str) -> Gender | None:
+    """What a Japanese line's words say of its speaker's gender: a man's "I" (僕, 俺, わし, おいら) or rough speech
+    (お前, 貴様, a final ぞ or ぜ), or a woman's sentence ends (わ, かしら, のよ, あたし); None when it says neither or
+    both. Fiction's speech is gendered far more than life's, and these are the marks a reader hears as such."""
+    female = _FEMININE.search(text.strip()) is not None
+    male = first_person(text) in _MALE_PRONOUNS or _ROUGH.search(text.strip()) is not None
+    if female == male:
+        return None
+    return "female" if female else "male"
 
 
 def line_cues(text: str) -> LineCues:
