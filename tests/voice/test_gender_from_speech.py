@@ -37,6 +37,7 @@ WOMEN = {"nurse_longhair", "nurse_shorthair", "patient_woman", "patient_mother"}
         ("ワシの若い頃は……", "male"),
         ("お前は医者だ……", "male"),  # rough speech
         ("急げ! 行くぞ!!", "male"),
+        ("急ぐぞ!こっから先は戦場だ!", "male"),  # ぞ ends a sentence inside the line
         ("そんな事ないわよ", "female"),  # a woman's sentence ends
         ("どうしたのかしら……", "female"),
         ("あたしが払う", "female"),
@@ -61,7 +62,7 @@ def test_the_annotated_chapters_lines_mark_their_speakers_gender_rightly() -> No
                 said = speaker_gender(text["text"])
                 if said is not None:
                     tally[said == ("female" if text["speaker"] in WOMEN else "male")] += 1
-    assert tally[True] >= 20 and tally[False] <= 0.1 * tally[True]  # measured: 26 right, 1 wrong
+    assert tally[True] >= 20 and tally[False] <= 0.1 * tally[True]  # measured: 28 right, 1 wrong
 
 
 def _line(page: int, speaker: str, text: str, n: int = 1) -> ScriptLine:

@@ -119,14 +119,16 @@ rather than a fragment: said to an equal or below, as the blunt marks are."""
 Gender = Literal["male", "female"]
 
 _MALE_PRONOUNS: frozenset[Pronoun] = frozenset({"boku", "ore", "washi", "oira"})
-_ROUGH = re.compile(r"お前|おまえ|てめ|貴様|ぞ[!?！？…。]*$|ぜ[!?！？…。]*$|じゃねえ|じゃねー|ねーよ")
-"""Marks of a man's rough speech (not the plain forms a woman uses as well)."""
+_ROUGH = re.compile(r"お前|おまえ|てめ|貴様|[ぞぜ](?=[!?！？…‥。\s]|$)|じゃねえ|じゃねー|ねーよ")
+"""Marks of a man's rough speech (not the plain forms a woman uses as well); ぞ and ぜ end a sentence anywhere in
+the line."""
 
 
 def speaker_gender(text: str) -> Gender | None:
-    """What a Japanese line's words say of its speaker's gender: a man's "I" (僕, 俺, わし, おいら) or rough speech
-    (お前, 貴様, a final ぞ or ぜ), or a woman's sentence ends (わ, かしら, のよ, あたし); None when it says neither or
-    both. Fiction's speech is gendered far more than life's, and these are the marks a reader hears as such."""
+    """What a Japanese line's words say of its speaker's gender: a man's "I" (僕, 俺, わし, おいら) or rough
+    speech (お前, 貴様, ぞ or ぜ ending a sentence), or a woman's sentence ends (わ, かしら, のよ, あたし); None when
+    it says neither or both. Fiction's speech is gendered far more than life's, and these are the marks a reader
+    hears as such."""
     female = _FEMININE.search(text.strip()) is not None
     male = first_person(text) in _MALE_PRONOUNS or _ROUGH.search(text.strip()) is not None
     if female == male:
