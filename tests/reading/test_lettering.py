@@ -152,3 +152,17 @@ def test_loose_short_lettering_is_a_sound_when_tilted_or_a_lone_exclamation() ->
     lines = (_loose("HEY!", 20.0).lines[0], _loose("YOU!", 20.0).lines[0])
     two = TextBlock(lines=lines, bbox=(0, 0, 300, 80), bubble=None, light_around=0.9)
     assert classify(two, "HEY! YOU!", 20.0, False) == "speech"
+
+
+def test_loose_exclamations_are_sounds_unless_they_say_a_sentence() -> None:
+    # One loose column ending in "!!" reads as a sound word, unless its words are a sentence somebody says: a
+    # polite ending, a name called, or a sentence-final particle (the balloon's outline was not found).
+    def kind(text: str) -> str:
+        block = TextBlock(lines=(_column(0, 0, 30, 200, text),), bbox=(0, 0, 30, 200), bubble=None, light_around=0.9)
+        return classify(block, text, 30.0, False)
+
+    assert kind("ガーン!!") == "sound"
+    assert kind("ドドドド!") == "sound"
+    assert kind("事故です!!") == "speech"  # Black Jack vol. 1 p. 22, read as a sound before
+    assert kind("スゴイな......牛田さん......") != "sound"
+    assert kind("行くぞ!!") == "speech"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from comic_narrator.reading.speech_cues import line_ending
+from comic_narrator.reading.speech_cues import line_ending, says_a_sentence
 from comic_narrator.reading.turns import (
     Character,
     TurnCues,
@@ -131,3 +131,22 @@ def test_a_speaker_nobody_can_be_is_never_kept() -> None:
 )
 def test_how_a_line_ends(text: str, ending: str | None) -> None:
     assert line_ending(text) == ending
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("事故です!!", True),  # polite
+        ("本部急いで下さい!", True),
+        ("牛田さん!!", True),  # a name called
+        ("スゴイな……", True),  # a particle after a word
+        ("行くぞ!! 急げ", True),  # ... in any of its sentences
+        ("ガーン!!", False),
+        ("ドドドド", False),
+        ("プルルルル", False),
+        ("ワーッ!!", False),
+        ("CRASH!!", False),
+    ],
+)
+def test_sentences_said_are_told_from_sound_words(text: str, said: bool) -> None:
+    assert says_a_sentence(text) is said

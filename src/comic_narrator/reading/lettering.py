@@ -7,6 +7,7 @@ import statistics
 
 from comic_narrator.artifacts import TextKind
 from comic_narrator.reading.bubbles import TextBlock, is_cjk
+from comic_narrator.reading.speech_cues import says_a_sentence
 
 _WORD_HYPHEN = re.compile(r"[A-Za-z]{2}-$")
 _SENTENCE_START = re.compile(r"(^|[.!?…]\s+|[.!?…][\"')\]]\s+)([a-z])")
@@ -128,8 +129,8 @@ def classify(
         level = all(abs(ln.angle_deg) <= 5 or ln.vertical for ln in block.lines)
         if large and near_top and level and not sound_like and len(letters) >= 4:
             return "caption"  # a title ("THE SCREAMING SKULL"), for the narrator, not a noise
-        if short and (tilted or large or (sound_like and len(block.lines) == 1)):
-            return "sound"
+        if short and (tilted or large or (sound_like and len(block.lines) == 1)) and not says_a_sentence(text):
+            return "sound"  # (a sentence said, 事故です!!, is a balloon whose outline the reader missed)
         # Lettering on a light patch is a balloon whose outline is open (or merges with the gutter), unless it
         # is set flush left like the narration of a caption box.
         balloon_like = block.light_around >= 0.6 and not _left_aligned(block) and not panel_wide

@@ -48,6 +48,20 @@ _CALL = re.compile(rf"([一-龥ァ-ヴー]{{1,6}}){_HONORIFIC}|{_TITLES}")
 _SPOKEN_END = re.compile(r"(?:[よなねかぞぜわさ]|です|ます|ください|下さい)[ー〜…‥.。・]*$|[!?！？][!?！？…‥.。]*$")
 
 
+_SAID = re.compile(r"[ぁ-んァ-ヴ一-龥][よねなかぞぜわさ][ー〜…‥.。・!?！？]*$")
+"""A word closed by a sentence-final particle: a sentence someone says, which a sound word never is."""
+
+
+def says_a_sentence(text: str) -> bool:
+    """Whether Japanese lettering is a sentence somebody says rather than a sound word: it speaks politely (です,
+    ます, 下さい), calls someone by name or title (牛田さん, 先生), or closes on a sentence-final particle after a
+    word (スゴイな, 行くぞ). A sound word (ドドド, ガーン!!) does none of these."""
+    stripped = text.strip()
+    if speech_register(stripped) == "polite" or called_names(stripped):
+        return True
+    return any(_SAID.search(part.strip()) for part in re.split(r"[!?！？…‥.。\s]+(?=\S)", stripped) if part)
+
+
 def sounds_spoken(text: str) -> bool:
     """Whether a Japanese line ends the way speech does and narration does not (a balloon read as a caption)."""
     return bool(_SPOKEN_END.search(text.strip()))
