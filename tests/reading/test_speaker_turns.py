@@ -12,7 +12,7 @@ import pytest
 from comic_narrator.artifacts import PageReading, Panel, TextKind, TextRegion
 from comic_narrator.reading.metrics import pairwise_speaker_f1
 from comic_narrator.reading.speakers import SIGNATURE_HUE_BINS, SpeakerLinker, link_speakers
-from comic_narrator.reading.speech_cues import called_names, first_person, line_cues, sounds_spoken
+from comic_narrator.reading.speech_cues import called_names, first_person, line_cues, sounds_spoken, speaks_in_person
 from comic_narrator.reading.turns import TurnCues
 
 REPO = Path(__file__).resolve().parents[2]
@@ -126,6 +126,22 @@ def test_a_caption_that_sounds_spoken_is_a_line_and_narration_stays_a_caption() 
     assert [(t.kind, t.speaker) for t in linked.texts] == [("speech", "char1"), ("caption", None)]
     english = page.model_copy(update={"texts": [t.model_copy(update={"lang": "en"}) for t in page.texts]})
     assert [t.kind for t in SpeakerLinker().add_page(english).texts] == ["caption", "caption"]
+
+
+def test_a_caption_that_says_i_or_you_is_a_character_s_and_the_narrator_s_stays() -> None:
+    # A protagonist's first-person monologue and a line said to someone, both lettered as boxes on the annotated
+    # pages; narration names nobody in person (and 私 is also 私立's, so it is no sign).
+    said = [
+        "僕は今永禄大学附属病院で研修医をしている",
+        "本日は君に当院の当直のアルバイトをお願いする",
+        "オレはこのままでは",
+    ]
+    assert all(speaks_in_person(t) for t in said)
+    narrated = ["毎年8千人が全国に80ある大学医学部を卒業してゆく", "私立病院の夜", "斉藤君は医者だった"]
+    assert not any(speaks_in_person(t) for t in narrated)
+    page = _page([[said[0], narrated[0]]], kind="caption")
+    linked = SpeakerLinker().add_page(page)
+    assert [(t.kind, t.speaker) for t in linked.texts] == [("speech", "char1"), ("caption", None)]
 
 
 def _annotated_pages(gt: dict[str, Any]) -> list[PageReading]:

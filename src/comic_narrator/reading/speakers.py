@@ -12,7 +12,14 @@ import numpy.typing as npt
 from comic_narrator.artifacts import BBox, PageReading, TextRegion
 from comic_narrator.reading.bubbles import TextBlock
 from comic_narrator.reading.geometry import centre, clip_box
-from comic_narrator.reading.speech_cues import LineCues, Pronoun, Register, line_cues, sounds_spoken
+from comic_narrator.reading.speech_cues import (
+    LineCues,
+    Pronoun,
+    Register,
+    line_cues,
+    sounds_spoken,
+    speaks_in_person,
+)
 from comic_narrator.reading.turns import TurnCues, TurnState, beam_labels, commit, extend, step
 
 SIGNATURE_HUE_BINS = 12
@@ -113,9 +120,11 @@ def speaker_distance(a: Utterance, b: Utterance) -> float:
 
 
 def _spoken_caption(text: TextRegion) -> bool:
-    """A caption inside a panel whose Japanese words end as speech does (よ, か, ね, です, ?, !): a balloon whose
-    outline the reader did not close, said by someone rather than narrated."""
-    return text.kind == "caption" and text.lang == "ja" and text.panel >= 0 and sounds_spoken(text.text)
+    """A caption inside a panel whose Japanese words end as speech does (よ, か, ね, です, ?, !), or say "I" or
+    "you" as a person does (僕, 俺, お前, 君に): a balloon whose outline the reader did not close, or a
+    character's monologue, said by someone rather than narrated."""
+    spoken = sounds_spoken(text.text) or speaks_in_person(text.text)
+    return text.kind == "caption" and text.lang == "ja" and text.panel >= 0 and spoken
 
 
 class SpeakerLinker:

@@ -62,6 +62,18 @@ def says_a_sentence(text: str) -> bool:
     return any(_SAID.search(part.strip()) for part in re.split(r"[!?！？…‥.。\s]+(?=\S)", stripped) if part)
 
 
+_IN_PERSON = re.compile(
+    r"僕|ぼく|ボク|俺|オレ|あたし|アタシ|おいら|オイラ|お前|おまえ|あなた|貴様|(?<![一-龥ァ-ヴ])君(?=[はがにをのも])"
+)
+"""A first- or second-person word (僕, 俺, あたし; お前, あなた, 君 said to someone; not 私, which is also 私立's)."""
+
+
+def speaks_in_person(text: str) -> bool:
+    """Whether Japanese lettering says "I" or "you" as a person does: a character speaking or thinking, which a
+    narrator's caption does not."""
+    return _IN_PERSON.search(text) is not None
+
+
 def sounds_spoken(text: str) -> bool:
     """Whether a Japanese line ends the way speech does and narration does not (a balloon read as a caption)."""
     return bool(_SPOKEN_END.search(text.strip()))
