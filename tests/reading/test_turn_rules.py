@@ -142,6 +142,10 @@ def test_how_a_line_ends(text: str, ending: str | None) -> None:
         ("スゴイな……", True),  # a particle after a word
         ("行くぞ!! 急げ", True),  # ... in any of its sentences
         ("ガーン!!", False),
+        ("ざわざわ", False),  # sound words that end on a particle's kana: repeated, or two kana
+        ("ぴかぴか!", False),
+        ("ぐさ", False),
+        ("そうか", True),
         ("ドドドド", False),
         ("プルルルル", False),
         ("ワーッ!!", False),

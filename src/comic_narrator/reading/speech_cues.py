@@ -59,7 +59,18 @@ def says_a_sentence(text: str) -> bool:
     stripped = text.strip()
     if speech_register(stripped) == "polite" or called_names(stripped):
         return True
-    return any(_SAID.search(part.strip()) for part in re.split(r"[!?！？…‥.。\s]+(?=\S)", stripped) if part)
+    return any(_closes_on_a_particle(part) for part in re.split(r"[!?！？…‥.。\s]+(?=\S)", stripped))
+
+
+def _closes_on_a_particle(sentence: str) -> bool:
+    """A sentence closed by a particle after a word, and no sound word that happens to end on one (ざわざわ, ぴか
+    ぴか and ぐさ end on わ, か and さ): those repeat themselves or are two kana long, where a said sentence has a
+    kanji or three letters or more (行くぞ, スゴイな)."""
+    if not _SAID.search(sentence):
+        return False
+    letters = re.sub(r"[^ぁ-んァ-ヴ一-龥]", "", sentence)
+    repeated = re.fullmatch(r"(.+?)\1+[っッー]?", letters) is not None
+    return not repeated and (re.search(r"[一-龥]", letters) is not None or len(letters) >= 3)
 
 
 _IN_PERSON = re.compile(
