@@ -62,7 +62,8 @@ class CharacterBook:
 def with_page(characters: BookCharacters, local: PageReading, linked: PageReading) -> BookCharacters:
     """``characters`` with one more page: ``local`` is the page's own reading, ``linked`` the same reading with
     book-wide speaker ids. The page's named characters (an LLM's) come first in the order it listed them, then its
-    other speakers in reading order; a character keeps the first name, gender, age and nature any page gave."""
+    other speakers in reading order; a character keeps the first name, gender, age and nature any page gave (a
+    gender also from what its balloons' Japanese marks, when the page names none: :func:`with_said_genders`)."""
     page = linked.page
     regions: Counter[tuple[str, str]] = Counter()
     for own, book in zip(local.texts, linked.texts, strict=True):
@@ -96,7 +97,9 @@ def with_page(characters: BookCharacters, local: PageReading, linked: PageReadin
         else:
             found[book_id] = len(updated)
             updated.append(known.model_copy(update=change))
-    return characters.model_copy(update={"pages": characters.pages + 1, "characters": updated})
+    added = characters.model_copy(update={"pages": characters.pages + 1, "characters": updated})
+    spoken = [(t.speaker, t.text) for t in linked.texts if t.speaker is not None and t.kind in ("speech", "shout")]
+    return with_said_genders(added, spoken)
 
 
 def with_lines(characters: BookCharacters, lines: Sequence[ScriptLine], removed: bool = False) -> BookCharacters:
@@ -179,11 +182,7 @@ def book_characters_of(readings: Sequence[PageReading], lines: Sequence[ScriptLi
             book.add_lines([line for line in lines if line.page == page])
         return book.characters
     counted = [c.model_copy(update={"lines": c.regions}) for c in book.characters.characters]
-    characters = book.characters.model_copy(update={"characters": counted})
-    for reading in readings:
-        spoken = [(t.speaker, t.text) for t in reading.texts if t.speaker is not None and t.kind in ("speech", "shout")]
-        characters = with_said_genders(characters, spoken)
-    return characters
+    return book.characters.model_copy(update={"characters": counted})
 
 
 def shown_characters(characters: BookCharacters, limit: int) -> list[Character]:
