@@ -3,7 +3,10 @@ page, and a speaker the book already knows."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+import pytest
 
 from comic_narrator.artifacts import Character, PageReading, Panel, TextRegion
 from comic_narrator.reading.llm_merge import listed_characters, merge_answer
@@ -82,3 +85,34 @@ def test_a_speaker_the_book_knows_keeps_what_the_book_knows_of_them() -> None:
     merged = merge_answer(page, {"characters": [], "texts": [_item(0, speaker="Carrot")]}, "m", known)
     assert merged.texts[0].speaker == "carrot"
     assert merged.characters == known  # not a bare name: its gender, age and nature come along
+
+
+def test_only_balloons_get_speakers_and_only_known_emotions_are_taken() -> None:
+    page = _page()
+    answer = {
+        "characters": [{"name": "Pepper"}],
+        "texts": [
+            _item(0, speaker="Pepper", emotion="angry"),
+            _item(1, speaker="Pepper", emotion="furious"),  # no such emotion
+            _item(2, speaker="Pepper", emotion="sad"),  # a caption has no speaker
+        ],
+    }
+    merged = merge_answer(page, answer, "m")
+    assert [t.speaker for t in merged.texts[:3]] == ["pepper", "pepper", None]
+    assert [t.emotion for t in merged.texts[:3]] == ["angry", None, "sad"]
+
+
+def test_a_page_s_warning_names_six_rejections_and_counts_the_rest(caplog: pytest.LogCaptureFixture) -> None:
+    texts = [
+        TextRegion(bbox=(10, 10 + 40 * n, 80, 30), kind="speech", text=f"Line {n}.", panel=0, lang="en")
+        for n in range(8)
+    ]
+    page = _page().model_copy(update={"texts": texts})
+    answer = {"characters": [], "texts": [{"index": n, "text": f"Line {n}.", "speaker": f"X{n}"} for n in range(8)]}
+    with caplog.at_level(logging.WARNING, logger="comic_narrator"):
+        merge_answer(page, answer, "m")
+    assert "speaker 'X5'" in caplog.text and "speaker 'X6'" not in caplog.text and "; 2 more" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="comic_narrator"):
+        merge_answer(page, {"characters": [], "texts": answer["texts"][:6]}, "m")
+    assert "speaker 'X5'" in caplog.text and "more" not in caplog.text
