@@ -135,6 +135,7 @@ def test_a_caption_that_says_i_or_you_is_a_character_s_and_the_narrator_s_stays(
         "僕は今永禄大学附属病院で研修医をしている",
         "本日は君に当院の当直のアルバイトをお願いする",
         "オレはこのままでは",
+        "君達はその8千人のトップだ",  # 君 before 達 too
     ]
     assert all(speaks_in_person(t) for t in said)
     narrated = ["毎年8千人が全国に80ある大学医学部を卒業してゆく", "私立病院の夜", "斉藤君は医者だった"]

@@ -74,7 +74,7 @@ def _closes_on_a_particle(sentence: str) -> bool:
 
 
 _IN_PERSON = re.compile(
-    r"僕|ぼく|ボク|俺|オレ|あたし|アタシ|おいら|オイラ|お前|おまえ|あなた|貴様|(?<![一-龥ァ-ヴ])君(?=[はがにをのも])"
+    r"僕|ぼく|ボク|俺|オレ|あたし|アタシ|おいら|オイラ|お前|おまえ|あなた|貴様|(?<![一-龥ァ-ヴ])君(?=[はがにをのも達た])"
 )
 """A first- or second-person word (僕, 俺, あたし; お前, あなた, 君 said to someone; not 私, which is also 私立's)."""
 
