@@ -24,9 +24,9 @@ import speaker_cues
 
 import comic_narrator.reading.book_characters as book_characters
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-from comic_narrator.config import VoiceConfig
+from comic_narrator.config import RunConfig, VoiceConfig
+from comic_narrator.flow.stream import OnlineCasting
 from comic_narrator.reading.evaluate import score_page
-from comic_narrator.voice.casting import NARRATOR, cast_book
 from comic_narrator.voice.voicebank import open_voice_bank
 from comic_narrator.voice.writer import page_lines
 
@@ -35,26 +35,23 @@ WOMEN = ["nurse_longhair", "nurse_shorthair", "patient_woman", "patient_mother"]
 
 def voiced_in_gender(folder: Path, cache: Path, ocr: RapidOcrEngine, women: set[str]) -> Counter[str]:
     gt = json.loads((folder / "gt.json").read_text(encoding="utf-8"))
-    config = VoiceConfig(quality="natural")
-    with open_voice_bank(config) as bank:
-        voices = bank.voices()
-    gender_of = {v.id: v.gender for v in voices}
+    run = RunConfig(folder, folder / "unused.mp4", folder, voice=VoiceConfig(quality="natural"))
     book = book_characters.CharacterBook(link=True)
-    narrator_lines, narrator = 0, None
     counts: Counter[str] = Counter()
-    for reading, truth in zip(speaker_cues.read_set(folder, gt, cache, ocr), gt["pages"], strict=True):
-        linked = book.add_page(reading)
-        lines = page_lines(linked, config)
-        book.add_lines(lines, reading=linked)
-        narrator_lines += sum(1 for line in lines if line.speaker == NARRATOR)
-        cast, book.characters = cast_book(book.characters, voices, config, "ja", narrator_lines, narrator)
-        narrator = cast.voice_for(NARRATOR).voice
-        for said_by, name in score_page(linked, truth, [], 0.0).speaker_pairs:
-            if said_by is None:
-                counts["missed"] += 1
-                continue
-            right = gender_of[cast.voice_for(said_by).voice] == ("female" if name in women else "male")
-            counts["right" if right else "wrong"] += 1
+    with open_voice_bank(run.voice) as bank:
+        gender_of = {v.id: v.gender for v in bank.voices()}
+        casting = OnlineCasting(run, bank, book)  # the page stream's own casting, page by page
+        for reading, truth in zip(speaker_cues.read_set(folder, gt, cache, ocr), gt["pages"], strict=True):
+            linked = book.add_page(reading)
+            lines = page_lines(linked, run.voice)
+            book.add_lines(lines, reading=linked)
+            cast = casting.add(lines, "ja")
+            for said_by, name in score_page(linked, truth, [], 0.0).speaker_pairs:
+                if said_by is None:
+                    counts["missed"] += 1
+                    continue
+                right = gender_of[cast.voice_for(said_by).voice] == ("female" if name in women else "male")
+                counts["right" if right else "wrong"] += 1
     return counts
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -169,8 +170,6 @@ def _opening_ocr(config: RunConfig) -> Future[RapidOcrEngine] | None:
 def _engines(config: RunConfig, stack: ExitStack, progress: Progress, ocr: Future[RapidOcrEngine] | None) -> Engines:
     """Every engine the run needs, built once here (the OCR engine from ``ocr``, :func:`_opening_ocr`'s, which
     is None exactly when no page is read) and handed to the stages."""
-    import time
-
     from comic_narrator.voice.voicebank import open_voice_bank
 
     started = time.perf_counter()
@@ -217,8 +216,6 @@ def _master(
 def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     """The whole job: ingest, then every page through read, link, script, cast, voice, timing, camera and render
     as it streams; then the book's audio mastered page by page and the segments joined under it."""
-    import time
-
     from comic_narrator.flow.executor import READ_AHEAD_PAGES, LocalExecutor
     from comic_narrator.flow.stream import stream_pages
 

@@ -106,11 +106,10 @@ class CharacterLedger:
 
     def shown_to(self, page: int) -> list[Character]:
         """The characters page ``page`` is shown, once the pages they come from are read."""
-        position = page
-        pages = max(0, position - self.lag_pages + 1)  # the pages before these are always shown
-        while pages < position:
+        pages = max(0, page - self.lag_pages + 1)  # the pages before these are always shown
+        while pages < page:
             named, spoke = self._as_of_pages(pages)
-            if pages > position - self.lag_pages and (named or spoke or pages >= FIRST_NAMES_PAGES):
+            if pages > page - self.lag_pages and (named or spoke or pages >= FIRST_NAMES_PAGES):
                 break
             pages += 1
         return self._as_of_pages(pages)[0]
