@@ -113,6 +113,8 @@ def test_respelled_interjections_are_said_not_spelled() -> None:
         ("the 1st, 2nd, 3rd and 21st", "the first, second, third and twenty-first"),
         ("her 12th and 100th try", "her twelfth and one hundredth try"),
         ("the 40th", "the fortieth"),
+        # a long serial or card number is said digit by digit, not as trillions
+        ("call 5550001234567", "call five five five zero zero zero one two three four five six seven"),
     ],
 )
 def test_numbers_in_context(text: str, expected: str) -> None:
@@ -138,6 +140,7 @@ def test_numbers_in_context(text: str, expected: str) -> None:
         ("€1", "one euro"),
         ("¥500", "five hundred yen"),
         ("¥1", "one yen"),
+        ("¥1.5", "one point five yen"),  # no subunit of the yen is in use: the fraction is said as a decimal
     ],
 )
 def test_money_as_people_say_it(text: str, expected: str) -> None:
