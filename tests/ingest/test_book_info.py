@@ -76,3 +76,40 @@ def test_a_broken_comic_info_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"ComicInfo\.xml is not well-formed XML") as raised:
         read_book_info(tmp_path)
     assert "ComicInfo.xml" in str(raised.value.path)
+
+
+def _oversized_comic_info() -> str:
+    """A well-formed ComicInfo.xml with a title, padded past the 1 MiB that is read."""
+    return "<ComicInfo><Title>Padded</Title><Notes>" + "x" * (1 << 20) + "</Notes></ComicInfo>"
+
+
+def test_a_folder_or_archive_without_comic_info_says_nothing(tmp_path: Path) -> None:
+    import zipfile
+
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    shutil.copy(SAMPLE_PAGE, folder / "p1.jpg")
+    assert read_book_info(folder) == read_book_info(SAMPLE_PAGE)
+    archive = tmp_path / "book.cbz"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.write(SAMPLE_PAGE, "p1.jpg")
+    assert read_book_info(archive) == read_book_info(SAMPLE_PAGE)
+
+
+def test_a_comic_info_over_one_mib_is_not_read(tmp_path: Path) -> None:
+    import zipfile
+
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    shutil.copy(SAMPLE_PAGE, folder / "p1.jpg")
+    (folder / "ComicInfo.xml").write_text(_oversized_comic_info(), encoding="utf-8")
+    assert read_book_info(folder).title is None
+    archive = tmp_path / "book.cbz"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.write(SAMPLE_PAGE, "p1.jpg")
+        out.writestr("ComicInfo.xml", _oversized_comic_info())
+    assert read_book_info(archive).title is None
+    # the same file within the limit is read: the size is what keeps it out
+    with zipfile.ZipFile(tmp_path / "small.cbz", "w") as out:
+        out.writestr("ComicInfo.xml", "<ComicInfo><Title>Padded</Title></ComicInfo>")
+    assert read_book_info(tmp_path / "small.cbz").title == "Padded"
