@@ -173,3 +173,21 @@ def test_whether_a_page_is_the_last_waits_until_the_ingest_can_tell(tmp_path: Pa
     asking.join(WAIT_S)
     assert answer == [False]
     assert feed.is_last(1)
+
+
+def test_a_machine_of_many_cores_hands_over_every_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With 16 cores the ingest stores 8 pages at once; the pages it is storing are handed over even while the
+    window (INGEST_AHEAD beyond the furthest page asked for) holds it back from the next, so a reader asking for
+    page after page is never left waiting on pages the ingest keeps to itself (a 20-page book once hung after page
+    1 on a 16-core machine)."""
+    import comic_narrator.ingest.book as book
+
+    monkeypatch.setattr(book.os, "cpu_count", lambda: 16)
+    source = HeldSource(20)
+    source.release_all()
+    feed = _feed(source, tmp_path / "pages")
+    got: list[int] = []
+    reading = threading.Thread(target=lambda: got.extend(page.index for page in feed.pages()), daemon=True)
+    reading.start()
+    reading.join(WAIT_S)
+    assert got == list(range(20)), f"the reader got pages {got} and waits for the rest"

@@ -274,12 +274,25 @@ class BookFeed:
                     def wanted(at: int = number) -> bool:
                         return self._stopped or at <= self._wanted + INGEST_AHEAD
 
-                    with self._changed:  # store only what the reader will soon want: it shares the cores
-                        self._changed.wait_for(wanted)
+                    # Store only what the reader will soon want (it shares the cores). Until this page is wanted,
+                    # the pages already being stored are handed over as they are done: the reader may be waiting
+                    # for one of them, and only it can move the window on.
+                    while True:
+                        while ahead and ahead[0][1].done():
+                            page, stored = ahead.popleft()
+                            collect(page, stored.result())
+                        with self._changed:
+                            if wanted():
+                                break
+                            if not ahead:
+                                self._changed.wait_for(wanted)
+                                break
+                        page, stored = ahead.popleft()
+                        collect(page, stored.result())
                     if self._stopped:
                         break
                     ahead.append((source_page, workers.submit(_store_page, source_page, config, pages_dir)))
-                    # page 1 is handed over as soon as it is stored; later pages a few at once
+                    # page 1 is handed over as soon as it is stored; later pages once the pool is full
                     if len(ahead) >= (1 if not self._pages else 2 * threads):
                         page, stored = ahead.popleft()
                         collect(page, stored.result())
