@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from comic_narrator.video.text import FONT_FILE, font, render_lines, wrap
+from comic_narrator.video.color import CHROMA_ZERO, i420_planes
+from comic_narrator.video.text import FONT_FILE, blend_text, font, render_lines, wrap
 
 FONT_DIR = FONT_FILE.parent
 
@@ -54,3 +56,34 @@ def test_wrapped_lines_are_even_and_none_is_left_with_one_character() -> None:
     english = wrap("Alright then, off to the land of the setting moons Shichimi can tell us how", face, 500)
     widths = [face.getlength(line) for line in english]
     assert len(english) == 2 and max(widths) - min(widths) < 0.3 * max(widths), english
+
+
+def test_blank_lines_are_dropped_and_a_lone_latin_word_stays_whole() -> None:
+    face = font(40)
+    assert wrap("Run!\n\nNow!", face, 400) == ["Run!", "Now!"], "an empty paragraph is no line"
+    word = "Supercalifragilistic"
+    assert face.getlength(word) > 120
+    assert wrap(word, face, 120) == [word], "a word too wide stays whole, even alone"
+
+
+def _coloured_frame(width: int, height: int) -> np.ndarray:
+    frame = np.full((height * 3 // 2, width), 120, dtype=np.uint8)
+    _luma, cb, cr = i420_planes(frame, width, height)
+    cb[...], cr[...] = 60, 200  # a saturated red picture
+    return frame
+
+
+def test_text_takes_the_colour_out_under_its_outline_and_off_frame_text_draws_nothing() -> None:
+    width, height = 320, 180
+    text = render_lines(["Hello"], 40, 3)
+    frame = _coloured_frame(width, height)
+    blend_text(frame, width, height, text, 40, 40)
+    _luma, cb, cr = i420_planes(frame, width, height)
+    rows, cols = np.nonzero(text.outline > 250)
+    y, x = (40 + int(np.median(rows))) // 2, (40 + int(np.median(cols))) // 2
+    assert abs(int(cb[y, x]) - CHROMA_ZERO) <= 8 and abs(int(cr[y, x]) - CHROMA_ZERO) <= 8, "colour left under text"
+    assert cb[0, 0] == 60 and cr[0, 0] == 200, "the picture beside the text keeps its colour"
+    for x_at, y_at in ((width + 10, 40), (40, height + 10), (-text.width_px - 10, 40)):
+        untouched = _coloured_frame(width, height)
+        blend_text(untouched, width, height, text, x_at, y_at)
+        assert np.array_equal(untouched, _coloured_frame(width, height)), (x_at, y_at)
