@@ -27,7 +27,11 @@ mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../src" && pwd)
 export HF_HUB_OFFLINE=1 VLLM_NO_USAGE_STATS=1 PYTHONUNBUFFERED=1
-export PYTHONPATH="/tmp/tts-site:$src"
+# The run's own process takes its packages from CLI_SITE (default: the voices' site, onnxruntime-gpu included; a
+# site without onnxruntime leaves the run the plain CPU onnxruntime a user's install has, as only the voice server
+# needs the GPU build).
+cli_site=${CLI_SITE:-/tmp/tts-site}
+export PYTHONPATH="$cli_site:$src"
 voices="ja-alpha:ja:female,ja-nezumi:ja:male,ja-gongitsune:ja:female,ja-tebukuro:ja:male"
 llm_command=${LLM_COMMAND:-"python3 -m vllm.entrypoints.openai.api_server --model $model
   --served-model-name tiny-qwen2-vl --load-format dummy --port 8000 --gpu-memory-utilization 0.5
@@ -109,8 +113,8 @@ if [ $rc = 0 ]; then
     case $name in
       twopass) run twopass-read twopass --vision-only; run twopass-voice twopass ;;
       jobs4) run stream-jobs4 stream-jobs4 --jobs 4 ;;  # streamed with 4 render workers instead of one per core
-      base-*) (export PYTHONPATH="/tmp/tts-site:${BASE_SRC:?base runs need BASE_SRC}"; run "$name" "$name") ;;
-      alt-*) (export PYTHONPATH="/tmp/tts-site:${ALT_SRC:?alt runs need ALT_SRC}"; run "$name" "$name") ;;
+      base-*) (export PYTHONPATH="$cli_site:${BASE_SRC:?base runs need BASE_SRC}"; run "$name" "$name") ;;
+      alt-*) (export PYTHONPATH="$cli_site:${ALT_SRC:?alt runs need ALT_SRC}"; run "$name" "$name") ;;
       *) run "$name" "$name" ;;
     esac
   done
