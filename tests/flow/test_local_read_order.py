@@ -15,7 +15,7 @@ import pytest
 
 from comic_narrator.backends.protocols import OcrLine
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-from comic_narrator.flow.executor import LOCAL_READS_AT_ONCE, OrderedGate
+from comic_narrator.flow.executor import FIRST_PAGE_PERMITS, LOCAL_READS_AT_ONCE, OrderedGate
 from tests.llm.chat_server import chat_server
 from tests.llm.page_stream import llm_page_stream
 
@@ -55,6 +55,40 @@ def test_the_gate_lets_the_lowest_waiting_order_in_and_no_more_than_its_permits(
     assert entered[:2] == [100, 101]
     assert entered[2:] == [1, 3, 5, 7, 9]
     assert most_inside == 2
+
+
+def test_a_holder_of_every_permit_is_alone_inside() -> None:
+    """Page 1's local reading holds every permit (FIRST_PAGE_PERMITS), so the pages after it wait for it; asking
+    for more permits than the gate has takes them all rather than waiting forever."""
+    assert FIRST_PAGE_PERMITS == LOCAL_READS_AT_ONCE
+    gate = OrderedGate(2)
+    events: list[str] = []
+    inside = threading.Event()
+    leave = threading.Event()
+
+    def first() -> None:
+        with gate.held(0, permits=5):
+            events.append("first in")
+            inside.set()
+            leave.wait(10)
+            events.append("first out")
+
+    def later(order: int) -> None:
+        with gate.held(order):
+            events.append(f"{order} in")
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert inside.wait(10)
+    others = [threading.Thread(target=later, args=(order,)) for order in (1, 2)]
+    for thread in others:
+        thread.start()
+    time.sleep(0.2)
+    assert events == ["first in"], "nobody else got in beside the holder of every permit"
+    leave.set()
+    for thread in [holder, *others]:
+        thread.join(10)
+    assert events[:2] == ["first in", "first out"] and sorted(events[2:]) == ["1 in", "2 in"]
 
 
 def test_a_gate_without_permits_is_refused() -> None:

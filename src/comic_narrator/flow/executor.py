@@ -40,6 +40,9 @@ threads read their pages locally together, sharing the interpreter and the cores
 4.8-5.3 s into the run (ingest 0.8 s) and vLLM sat idle until then. Two at a time, in page order, page 1's
 reading is done first and later pages still stay ahead of the LLM."""
 
+FIRST_PAGE_PERMITS = LOCAL_READS_AT_ONCE
+"""Permits page 1's local reading holds: every one, so it has the cores to itself and its request goes first."""
+
 PageRead = tuple[PageReading, str | None, bool]
 log = logging.getLogger("comic_narrator")
 
@@ -119,23 +122,26 @@ class OrderedGate:
     def __init__(self, permits: int) -> None:
         if permits < 1:
             raise ValueError("a gate needs at least one permit")
+        self._permits = permits
         self._free = permits
         self._waiting: list[int] = []
         self._changed = threading.Condition()
 
     @contextmanager
-    def held(self, order: int) -> Iterator[None]:
+    def held(self, order: int, permits: int = 1) -> Iterator[None]:
+        """Inside, ``permits`` of the gate's permits are held (at most all of them)."""
+        permits = min(permits, self._permits)
         with self._changed:
             heapq.heappush(self._waiting, order)
-            self._changed.wait_for(lambda: self._free > 0 and self._waiting[0] == order)
+            self._changed.wait_for(lambda: self._free >= permits and self._waiting[0] == order)
             heapq.heappop(self._waiting)
-            self._free -= 1
+            self._free -= permits
             self._changed.notify_all()  # the next in line may take another free permit
         try:
             yield
         finally:
             with self._changed:
-                self._free += 1
+                self._free += permits
                 self._changed.notify_all()
 
 
@@ -168,7 +174,7 @@ def _read(
         raise RuntimeError("no OCR engine was built for reading")
     vision = vision_for_book(run.vision, book)
     try:
-        with gate.held(page.index):
+        with gate.held(page.index, FIRST_PAGE_PERMITS if page.index == 0 else 1):
             started = time.perf_counter()
             reading, failure, cached = read_one_page(book, page, vision, run.work_dir, engines.ocr)
             seconds = time.perf_counter() - started
