@@ -55,3 +55,36 @@ def test_an_entrance_starts_where_the_page_before_was_left_and_a_cut_has_none(tm
     assert page_entrance("cut", "rtl", _plan(100), tmp_path, "abc", _plan(90)) is None  # type: ignore[arg-type]
     short = page_entrance("fade", "ltr", _plan(100), tmp_path, "abc", _plan(9))  # type: ignore[arg-type]
     assert short is not None and short.frames == 3, "at most a third of the new page's first shot"
+
+
+def test_a_first_shot_too_short_for_two_frames_of_entrance_has_none(tmp_path: object) -> None:
+    assert page_entrance("fade", "ltr", _plan(100), tmp_path, "abc", _plan(5)) is None  # type: ignore[arg-type]
+    entrance = page_entrance("fade", "ltr", _plan(100), tmp_path, "abc", _plan(6))  # type: ignore[arg-type]
+    assert entrance is not None and entrance.frames == 2
+
+
+@pytest.mark.parametrize("kind", ["slide", "fade"])
+def test_after_the_entrance_the_new_page_is_shown_as_it_is(kind: str) -> None:
+    old, new = _flat(50), _flat(200)
+    for frame_in_page in (6, 7, 30):
+        assert np.array_equal(enter(old, new, W, H, _entrance(kind, "ltr"), frame_in_page), new), frame_in_page
+
+
+def test_the_page_before_is_dimmed_around_its_last_panel_only_when_dimming_is_on() -> None:
+    from comic_narrator.config import RenderConfig
+    from comic_narrator.video.transition import still_of
+    from tests.conftest import SAMPLE_PAGE
+
+    rect, panel = (0.0, 0.0, 1200.0, 675.0), (100.0, 100.0, 400.0, 300.0)
+    lit = Entrance("slide", "ltr", 6, str(SAMPLE_PAGE), "sha", rect, panel)
+    unfocused = Entrance("slide", "ltr", 6, str(SAMPLE_PAGE), "sha", rect, None)
+    on, off = (
+        RenderConfig(width_px=320, height_px=180),
+        RenderConfig(width_px=320, height_px=180, dim_outside_panel=False),
+    )
+    plain = still_of(unfocused, on)
+    assert np.array_equal(still_of(lit, off), plain), "dimming off: the view as it was"
+    dimmed = still_of(lit, on)
+    luma_plain, luma_dimmed = plain[:180].astype(int), dimmed[:180].astype(int)
+    assert luma_dimmed.sum() < luma_plain.sum() * 0.95, "dimming on: darker outside the panel"
+    assert np.array_equal(still_of(unfocused, on), plain), "no panel to keep bright: nothing dimmed"
