@@ -78,3 +78,34 @@ def test_the_outline_fades_in_and_out_and_surrounds_the_box_in_view() -> None:
     untouched = frame.copy()
     painter.paint(untouched, 5, (0.0, 0.0, 640.0, 480.0))
     assert np.array_equal(untouched, frame), "nothing is drawn before the line"
+
+
+def _grey_frame(width: int, height: int) -> np.ndarray:
+    grey = ycbcr_of((128, 128, 128))
+    frame = np.empty((height * 3 // 2, width), dtype=np.uint8)
+    frame[:height], frame[height:] = grey[0], grey[1]
+    return frame
+
+
+def test_the_glow_is_as_strong_as_the_fade_says_and_nothing_outside_its_frames() -> None:
+    width, height = 320, 240
+    painter = HighlightPainter((Highlight(10, 30, (100, 100, 200, 80)),), width, height, fps=24)
+    assert [painter.strength(painter.highlights[0], n) for n in (0, 5, 31, 60)] == [0.0] * 4
+    view = (0.0, 0.0, 640.0, 480.0)
+    blank = _grey_frame(width, height)
+    change = {}
+    for n in (12, 20):  # half faded in, then full
+        frame = blank.copy()
+        painter.paint(frame, n, view)
+        change[n] = int(np.abs(frame[:height].astype(int) - blank[:height]).sum())
+    assert 0.35 < change[12] / change[20] < 0.65, change
+
+
+def test_a_balloon_out_of_view_draws_nothing() -> None:
+    width, height = 320, 240
+    blank = _grey_frame(width, height)
+    for box in ((2000, 100, 200, 80), (100, 2000, 200, 80), (-900, 100, 200, 80)):
+        painter = HighlightPainter((Highlight(0, 30, box),), width, height, fps=24)
+        frame = blank.copy()
+        painter.paint(frame, 15, (0.0, 0.0, 640.0, 480.0))
+        assert np.array_equal(frame, blank), box
