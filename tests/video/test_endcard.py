@@ -89,3 +89,39 @@ def test_every_line_is_inside_the_frame_and_the_text_fades(size: tuple[int, int]
     assert rows.min() > 0 and rows.max() < height - 1 and cols.min() > 0 and cols.max() < width - 1
     brightest = [int(frame.max()) for frame in luma]
     assert brightest[0] < brightest[len(luma) // 2] and brightest[-1] < brightest[len(luma) // 2]
+
+
+def test_a_card_with_lines_or_notes_is_not_empty_and_page_numbers_are_never_credits() -> None:
+    assert not EndCard(None, ("Art by Ann",)).empty
+    assert not EndCard(None, (), ("CC BY 4.0",)).empty
+    assert EndCard("A title alone", ()).empty
+    reading = _reading("Page 123", "p. 1234 -", "PG 2025", "Lettering by Bo")
+    assert page_credit_lines(reading) == ("Lettering by Bo",)
+
+
+def _ink_rows(card: EndCard, config: RenderConfig) -> np.ndarray:
+    frames = list(end_card_frames(card, config, 24))
+    middle = frames[len(frames) // 2][: config.height_px].astype(int)
+    return np.nonzero((middle > ycbcr_of(config.background_rgb)[0] + 60).any(axis=1))[0]
+
+
+def test_a_short_card_is_centred_at_its_full_size() -> None:
+    config = RenderConfig(width_px=640, height_px=360)
+    rows = _ink_rows(EndCard(None, ("Narrated by comic-narrator",)), config)
+    assert abs((rows.min() + rows.max()) / 2 - 180) <= 4, "one block, nothing above or below it"
+    both = _ink_rows(EndCard("Hello", ("Narrated by comic-narrator",)), config)
+    above, below = both.min(), 359 - both.max()
+    assert abs(above - below) <= 8, f"title and lines centred together, no empty block beside them: {above}, {below}"
+    title = _ink_rows(EndCard("Hello", ()), config)
+    assert title.max() - title.min() >= 0.8 * 0.065 * 360 * 0.7, "the title at its full size, not shrunk"
+
+
+def test_the_end_card_is_encoded_once(tmp_path: Path) -> None:
+    from comic_narrator.video.endcard import end_card_file
+
+    config = RenderConfig(width_px=320, height_px=180)
+    card = EndCard("Title", ("Art by Ann",))
+    path, frames = end_card_file(card, tmp_path, config, 12)
+    assert path.is_file() and frames == card.frames(12)
+    path.write_bytes(b"kept")  # a second call finds the file and leaves it
+    assert end_card_file(card, tmp_path, config, 12) == (path, frames) and path.read_bytes() == b"kept"
