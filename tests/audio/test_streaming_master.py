@@ -149,3 +149,25 @@ def test_a_book_whose_voices_jump_late_is_said_to_miss(spoken: tuple[Path, list[
     assert _loudness(pieces) == pytest.approx(streaming.loudness, abs=1e-9)
     exact = list(master_pages(work, book, config))
     assert _loudness(exact) == pytest.approx(config.target_lufs - DUAL_MONO_LU, abs=0.05)
+
+
+def test_a_first_run_masters_the_book_as_its_pages_stream(narrated: Path) -> None:
+    """The sample page narrated once (tests/audio/conftest.py): its audio was mastered and encoded on the way, not
+    mastered again after the last page (the fallback, which would hide a streamed master that took nothing)."""
+    from tests.audio.conftest import work_of
+
+    log = (work_of(narrated) / "comic-narrator.log").read_text(encoding="utf-8")
+    assert "the book's audio streamed at" in log and "mastered again" not in log
+    assert "the last page is mastered; the end card's sound" in log
+    assert "the book's AAC is encoded (1 pages mastered)" in log
+
+
+def test_a_cancelled_book_audio_leaves_no_finished_file(tmp_path: Path) -> None:
+    from comic_narrator.config import RunConfig
+    from comic_narrator.flow.book_audio import BookAudio
+
+    config = RunConfig(input_path=tmp_path / "in", output_path=tmp_path / "out.mp4", work_dir=tmp_path)
+    audio = BookAudio(config, tmp_path / "audio.m4a")
+    audio.cancel()
+    assert audio.failure is None
+    assert not (tmp_path / "audio.m4a").exists(), "the encoder was never told to finish"
