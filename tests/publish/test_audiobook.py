@@ -56,3 +56,34 @@ def test_the_audiobook_is_the_narration_with_a_chapter_per_page(tmp_path: Path) 
     assert main([str(book), "-o", str(out), *options, "--chapters", "1,2"]) == 0
     assert [c[2] for c in _chapters(m4b)] == [c[2] for c in _chapters(out)] == ["Chapter 1", "Chapter 2"]
     assert [c[0] for c in _chapters(m4b)] == pytest.approx([c[0] for c in _chapters(out)], abs=1e-3)
+
+    # Named chapters (ComicInfo.xml bookmarks) keep their names in the audiobook.
+    (book / "ComicInfo.xml").write_text(
+        '<ComicInfo><Pages><Page Image="0" Bookmark="Departure"/><Page Image="1" Bookmark="The storm"/></Pages>'
+        "</ComicInfo>",
+        encoding="utf-8",
+    )
+    assert main([str(book), "-o", str(out), *options]) == 0
+    assert [c[2] for c in _chapters(m4b)] == [c[2] for c in _chapters(out)] == ["Departure", "The storm"]
+
+    # What cannot be made is one clear error naming the file.
+    from comic_narrator.errors import ArtifactError, OutputError
+    from comic_narrator.publish.audiobook import write_audiobook
+
+    work = tmp_path / "book.mp4.work"
+    with pytest.raises(ArtifactError, match="finish the run first"):
+        write_audiobook(tmp_path / "missing.mp4", work, tmp_path / "x.m4b")
+    silent = tmp_path / "silent.mp4"
+    with av.open(str(out)) as source, av.open(str(silent), "w") as sink:
+        picture = sink.add_stream_from_template(source.streams.video[0])
+        for packet in source.demux(source.streams.video[0]):
+            if packet.dts is not None:
+                packet.stream = picture
+                sink.mux(packet)
+    with pytest.raises(ArtifactError, match="has no audio track") as raised:
+        write_audiobook(silent, work, tmp_path / "x.m4b")
+    assert raised.value.path == str(silent) and not (tmp_path / "x.m4b").exists()
+    (tmp_path / "taken.m4b").mkdir()  # a folder where the audiobook would go
+    with pytest.raises(OutputError, match=r"taken\.m4b: cannot write the audiobook: \w") as failed:
+        write_audiobook(out, work, tmp_path / "taken.m4b")
+    assert "[Errno" not in str(failed.value), "the system's reason, not the exception's repr"
