@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On the H200, after gpu_bundle.sh's parts are in /root/parts: assemble them, install vLLM (/tmp/vllm-site) and the
+# voices with the project's other packages (/tmp/tts-site; /tmp/cli-site is the same without onnxruntime-gpu, for
+# the run's own process), write the random-weight Qwen2-VL (gpu_make_tiny_vlm.py), then run gpu_both_tenants.sh
+# coreside under MPS with RUNS (default: "stream stream2"), stopping by END_S seconds after this script started.
+# ALT_PATCH, a Python file, may edit a copy of src/ (/tmp/alt-src) for `alt-` runs. Everything it wrote goes
+# to $OUT/both.tgz.
+set -u
+started=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
+b=/root/b
+mkdir -p $b && cat /root/parts/c* | tar xf - -C $b && rm -f /root/parts/c*
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/vllm-site $b/w-vllm/*.whl
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/tts-site $b/w-tts/*.whl
+PYTHONPATH=/tmp/vllm-site python3 -c "import vllm; print('vllm', vllm.__version__)"
+PYTHONPATH=/tmp/tts-site python3 -c "import onnxruntime as o; print('onnxruntime', o.__version__, o.get_available_providers())"
+mkdir -p /tmp/cli-site
+for e in /tmp/tts-site/*; do case $(basename "$e") in onnxruntime*) ;; *) ln -sf "$e" /tmp/cli-site/ ;; esac; done
+python3 "$here/gpu_make_tiny_vlm.py" /tmp/tiny-vlm > /tmp/tiny.log 2>&1 || { cat /tmp/tiny.log; exit 1; }
+if [ -n "${ALT_PATCH:-}" ]; then
+  rm -rf /tmp/alt-src && mkdir -p /tmp/alt-src && cp -r "$here/../src/comic_narrator" /tmp/alt-src/
+  (cd /tmp/alt-src && python3 "$ALT_PATCH") && export ALT_SRC=/tmp/alt-src
+fi
+mkdir -p /tmp/both
+export MPS=1 CLI_SITE=${CLI_SITE:-/tmp/cli-site}
+# shellcheck disable=SC2086
+timeout $(( ${END_S:-560} - ($(date +%s) - started) )) bash "$here/gpu_both_tenants.sh" coreside /tmp/tiny-vlm \
+  $b/book /tmp/both ${RUNS:-stream stream2} 2>&1 | grep -v "DependencyWarning\|warnings.warn" | tee /tmp/both/run.log
+for f in /tmp/work-*/comic-narrator.log; do cp "$f" "/tmp/both/$(basename "$(dirname "$f")").log"; done
+rm -f /tmp/both/*.mp4
+tar czf "$OUT/both.tgz" -C /tmp/both .
