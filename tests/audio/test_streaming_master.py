@@ -23,12 +23,14 @@ from comic_narrator.audio.mix import (
     mix_voices,
 )
 from comic_narrator.audio.truepeak import PEAK_CEILING, true_peak_envelope
-from comic_narrator.config import AudioConfig, VoiceConfig
+from comic_narrator.config import AudioConfig, RunConfig, VoiceConfig
+from comic_narrator.flow.book_audio import BookAudio
 from comic_narrator.progress import SILENT
 from comic_narrator.timeline.timing import build_timing
 from comic_narrator.voice.casting import cast_characters
 from comic_narrator.voice.synthesis import synthesize_script
 from comic_narrator.voice.voicebank import open_voice_bank
+from tests.audio.conftest import work_of
 
 LINES = [
     "The storm came in over the hills before anyone in the village had finished the harvest.",
@@ -154,8 +156,6 @@ def test_a_book_whose_voices_jump_late_is_said_to_miss(spoken: tuple[Path, list[
 def test_a_first_run_masters_the_book_as_its_pages_stream(narrated: Path) -> None:
     """The sample page narrated once (tests/audio/conftest.py): its audio was mastered and encoded on the way, not
     mastered again after the last page (the fallback, which would hide a streamed master that took nothing)."""
-    from tests.audio.conftest import work_of
-
     log = (work_of(narrated) / "comic-narrator.log").read_text(encoding="utf-8")
     assert "the book's audio streamed at" in log and "mastered again" not in log
     assert "the last page is mastered; the end card's sound" in log
@@ -163,9 +163,6 @@ def test_a_first_run_masters_the_book_as_its_pages_stream(narrated: Path) -> Non
 
 
 def test_a_cancelled_book_audio_leaves_no_finished_file(tmp_path: Path) -> None:
-    from comic_narrator.config import RunConfig
-    from comic_narrator.flow.book_audio import BookAudio
-
     config = RunConfig(input_path=tmp_path / "in", output_path=tmp_path / "out.mp4", work_dir=tmp_path)
     audio = BookAudio(config, tmp_path / "audio.m4a")
     audio.cancel()

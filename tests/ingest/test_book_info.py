@@ -4,6 +4,7 @@ chapter bookmarks), a PDF's information and outline, and a broken ComicInfo.xml 
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -84,8 +85,6 @@ def _oversized_comic_info() -> str:
 
 
 def test_a_folder_or_archive_without_comic_info_says_nothing(tmp_path: Path) -> None:
-    import zipfile
-
     folder = tmp_path / "pages"
     folder.mkdir()
     shutil.copy(SAMPLE_PAGE, folder / "p1.jpg")
@@ -97,8 +96,6 @@ def test_a_folder_or_archive_without_comic_info_says_nothing(tmp_path: Path) -> 
 
 
 def test_a_comic_info_over_one_mib_is_not_read(tmp_path: Path) -> None:
-    import zipfile
-
     folder = tmp_path / "pages"
     folder.mkdir()
     shutil.copy(SAMPLE_PAGE, folder / "p1.jpg")

@@ -11,6 +11,8 @@ import pytest
 
 from comic_narrator.artifacts import Timing
 from comic_narrator.cli import main
+from comic_narrator.errors import ArtifactError, OutputError
+from comic_narrator.publish.audiobook import write_audiobook
 from tests.conftest import SAMPLE_PAGE
 
 pytestmark = pytest.mark.slow
@@ -67,9 +69,6 @@ def test_the_audiobook_is_the_narration_with_a_chapter_per_page(tmp_path: Path) 
     assert [c[2] for c in _chapters(m4b)] == [c[2] for c in _chapters(out)] == ["Departure", "The storm"]
 
     # What cannot be made is one clear error naming the file.
-    from comic_narrator.errors import ArtifactError, OutputError
-    from comic_narrator.publish.audiobook import write_audiobook
-
     work = tmp_path / "book.mp4.work"
     with pytest.raises(ArtifactError, match="finish the run first"):
         write_audiobook(tmp_path / "missing.mp4", work, tmp_path / "x.m4b")

@@ -17,6 +17,7 @@ from comic_narrator.video.endcard import (
     MIN_S,
     EndCard,
     end_card,
+    end_card_file,
     end_card_frames,
     given_credit_lines,
     page_credit_lines,
@@ -117,8 +118,6 @@ def test_a_short_card_is_centred_at_its_full_size() -> None:
 
 
 def test_the_end_card_is_encoded_once(tmp_path: Path) -> None:
-    from comic_narrator.video.endcard import end_card_file
-
     config = RenderConfig(width_px=320, height_px=180)
     card = EndCard("Title", ("Art by Ann",))
     path, frames = end_card_file(card, tmp_path, config, 12)

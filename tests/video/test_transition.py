@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from comic_narrator.artifacts import CameraPlan, ReadingDirection, Shot
-from comic_narrator.video.transition import Entrance, enter, page_entrance
+from comic_narrator.config import RenderConfig
+from comic_narrator.video.transition import Entrance, enter, page_entrance, still_of
+from tests.conftest import SAMPLE_PAGE
 
 W, H = 64, 32
 
@@ -71,10 +73,6 @@ def test_after_the_entrance_the_new_page_is_shown_as_it_is(kind: str) -> None:
 
 
 def test_the_page_before_is_dimmed_around_its_last_panel_only_when_dimming_is_on() -> None:
-    from comic_narrator.config import RenderConfig
-    from comic_narrator.video.transition import still_of
-    from tests.conftest import SAMPLE_PAGE
-
     rect, panel = (0.0, 0.0, 1200.0, 675.0), (100.0, 100.0, 400.0, 300.0)
     lit = Entrance("slide", "ltr", 6, str(SAMPLE_PAGE), "sha", rect, panel)
     unfocused = Entrance("slide", "ltr", 6, str(SAMPLE_PAGE), "sha", rect, None)

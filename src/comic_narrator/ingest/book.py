@@ -282,9 +282,7 @@ class BookFeed:
                             page, stored = ahead.popleft()
                             collect(page, stored.result())
                         with self._changed:
-                            if wanted():
-                                break
-                            if not ahead:
+                            if wanted() or not ahead:  # nothing stored to hand over: wait for the reader
                                 self._changed.wait_for(wanted)
                                 break
                         page, stored = ahead.popleft()
