@@ -14,8 +14,9 @@ def _sound(text: str, panel: int, x: int) -> TextRegion:
 
 
 def test_a_panels_first_three_sound_words_pulse_when_their_effects_play() -> None:
-    texts = [_sound(word, 0, 10 * n) for n, word in enumerate(["BAM", "POW", "ZAP", "FOUR"])]
-    texts += [_sound("DOOM", -1, 500), TextRegion(bbox=(0, 0, 5, 5), kind="speech", text="hi", panel=0)]
+    # A sound word of no panel and a balloon of this one come first: neither pulses.
+    texts = [_sound("DOOM", -1, 500), TextRegion(bbox=(0, 0, 5, 5), kind="speech", text="hi", panel=0)]
+    texts += [_sound(word, 0, 10 * n) for n, word in enumerate(["BAM", "POW", "ZAP", "FOUR"])]
     page = PageReading(
         page=0, width=800, height=600, reading_direction="ltr", panels=[Panel(bbox=(0, 0, 800, 600))], texts=texts
     )
@@ -50,3 +51,17 @@ def test_the_lettering_grows_about_its_centre_and_the_rest_is_left_alone() -> No
     rows, cols = np.nonzero(grown[:height] > 125)
     assert abs((rows.min() + rows.max()) / 2 - 119.5) <= 1 and abs((cols.min() + cols.max()) / 2 - 129.5) <= 1
     assert np.array_equal(grown[:80], frame[:80]) and np.array_equal(grown[:height, :80], frame[:height, :80])
+
+
+def test_a_word_out_of_view_or_seen_too_small_is_left_alone() -> None:
+    width, height = 320, 240
+    frame = np.full((height * 3 // 2, width), 128, dtype=np.uint8)
+    frame[100:140, 100:160] = 220
+    painter = PulsePainter(
+        (Pulse(0, 11, (900, 100, 60, 40)), Pulse(0, 11, (100, 100, 1, 40)), Pulse(0, 11, (100, 100, 60, 1))),
+        width,
+        height,
+    )
+    painted = frame.copy()
+    painter.paint(painted, 3, (0.0, 0.0, 640.0, 480.0))  # seen at half size: a 1-pixel side stays under 8 pixels
+    assert np.array_equal(painted, frame)
