@@ -1,0 +1,61 @@
+"""Balloons cut by their panel's frame are speech, and caption boxes stay captions: the bundled Black Jack sample
+(pages 8-11 of vol. 1), read by the real reader.
+
+A balloon that runs into the panel's border is straight where the frame cuts it and round elsewhere: its light
+region fills 0.84-0.92 of its bounding box, close to a caption box's 0.97-0.99, and such balloons used to be
+read as narration (no speaker, the narrator's voice)."""
+
+from __future__ import annotations
+
+import zipfile
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from comic_narrator.artifacts import PageReading
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import VisionConfig
+from comic_narrator.ingest.images import decode_image
+from comic_narrator.reading.reader import read_page
+from tests.conftest import REPO
+from tests.reading.conftest import page_for
+
+SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
+
+
+@cache
+def _pages() -> tuple[npt.NDArray[np.uint8], ...]:
+    with zipfile.ZipFile(SAMPLE) as archive:
+        names = sorted(n for n in archive.namelist() if n.endswith(".jpg"))
+        return tuple(decode_image(archive.read(n), source=n, max_pixels=64_000_000) for n in names)
+
+
+def _read(index: int, ocr: RapidOcrEngine) -> PageReading:
+    image = _pages()[index]
+    return read_page(image, page_for(image), config=VisionConfig(), manga_hint=True, ocr=ocr)
+
+
+def _text(reading: PageReading, words: str) -> tuple[str, str | None]:
+    found = [t for t in reading.texts if words in t.text.replace(" ", "")]
+    assert len(found) == 1, [t.text for t in reading.texts]
+    return found[0].kind, found[0].speaker
+
+
+@pytest.mark.parametrize(
+    ("index", "words"),
+    [
+        (0, "僕の勝ち"),  # p. 8: じゃあ僕の勝ちだ, cut by the panel's left and bottom edges
+        (3, "人の心"),  # p. 11: オレはこのままでは人の心を失くしてしまう
+    ],
+)
+def test_a_balloon_cut_by_the_frame_is_speech_with_a_speaker(index: int, words: str, ocr: RapidOcrEngine) -> None:
+    kind, speaker = _text(_read(index, ocr), words)
+    assert kind in ("speech", "shout") and speaker is not None
+
+
+def test_the_narration_boxes_stay_captions(ocr: RapidOcrEngine) -> None:
+    reading = _read(2, ocr)  # p. 10: six narration boxes about becoming a doctor
+    for words in ("医師国家試験", "研修医というのは", "大学で6年間"):
+        assert _text(reading, words) == ("caption", None)
