@@ -59,3 +59,13 @@ def test_the_narration_boxes_stay_captions(ocr: RapidOcrEngine) -> None:
     reading = _read(2, ocr)  # p. 10: six narration boxes about becoming a doctor
     for words in ("医師国家試験", "研修医というのは", "大学で6年間"):
         assert _text(reading, words) == ("caption", None)
+
+
+def test_a_balloon_of_dots_alone_is_a_silent_line_of_the_speaker(ocr: RapidOcrEngine) -> None:
+    # p. 11: a balloon cut by the frame holding "……" lettered as a column of twelve separate dots, which the OCR
+    # does not see at all.
+    reading = _read(3, ocr)
+    dots = [t for t in reading.texts if t.text == "……"]
+    assert len(dots) == 1 and dots[0].kind == "speech" and dots[0].speaker is not None
+    x, y, w, h = dots[0].bbox
+    assert 1.5 < h / w < 2.5 and x < 0.5 * reading.width and y > 0.5 * reading.height  # the tall one, lower left

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
 from comic_narrator.backends.protocols import CropRecognizer
-from comic_narrator.reading.bubbles import TextBlock, TextLine, bubble_shape, panel_light_regions
+from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine, bubble_shape, panel_light_regions
 from comic_narrator.reading.geometry import intersection_px2
 
 _MARKS = set("!?！？.…‥・⁉‼")
@@ -35,6 +35,17 @@ class MuteBalloonParams:
     min_outline_frac: float = 0.7
     """Share of the ring just outside the region that is dark: a balloon is closed by an inked outline."""
     max_mark_pieces: int = 4
+    min_dots_ink_frac: float = 0.002
+    """A dotted ellipsis ("……" lettered as a row of separate dots) is little ink: 0.5 % of a balloon's inside on
+    Black Jack's pages. Below ``min_ink_frac`` a region is kept only when its marks are such a row."""
+    max_dot_letters: float = 0.3
+    """A dot of an ellipsis: neither side over this many letters."""
+    min_dots: int = 6
+    """Two ellipsis characters' worth, the way "……" is lettered (Black Jack's letterer draws 12-13 dots); a
+    single "…" is few enough pieces for the recogniser's path."""
+    max_dots: int = 18
+    min_dots_letters: float = 1.5
+    """The row is at least this many letters long ("……" is two letters; Black Jack's rows are 2.0-2.2)."""
     min_solidity: float = 0.85
     """A balloon is round or oval (its small tail aside)."""
     min_score: float = 0.5
@@ -72,6 +83,7 @@ def mute_balloons(
     height_px, width_px = gray.shape
     dark = gray < paper_luma * 0.75
     candidates: list[tuple[int, npt.NDArray[np.uint8]]] = []
+    dotted: list[TextBlock] = []
     xs, ys, ws, hs = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
     short, long = np.minimum(ws, hs), np.maximum(ws, hs)
     sized = (
@@ -90,12 +102,17 @@ def mute_balloons(
             continue
         region = labels[y : y + h, x : x + w] == label
         filled = _filled(region)
-        ink_frac = float((filled & ~region).sum()) / max(1.0, float(filled.sum()))
-        if not params.min_ink_frac <= ink_frac <= params.max_ink_frac:
+        ink = filled & ~region
+        ink_frac = float(ink.sum()) / max(1.0, float(filled.sum()))
+        if not params.min_dots_ink_frac <= ink_frac <= params.max_ink_frac:
             continue
         if _outline_darkness(filled, dark, (x, y)) < params.min_outline_frac:
             continue
-        if not _holds_marks(filled & ~region, filled, letter, params):
+        box = (x, y, w, h)
+        if _dotted_ellipsis(ink, filled, letter, params):
+            dotted.append(_mark_block("……", 1.0, box, letter, bubble_shape(labels, stats, label)))
+            continue
+        if ink_frac < params.min_ink_frac or not _holds_marks(ink, filled, letter, params):
             continue
         candidates.append((label, _inside_crop(image_rgb, filled, (x, y), params.crop_height_px)))
         if len(candidates) >= params.max_crops:
@@ -107,9 +124,41 @@ def mute_balloons(
         if score < params.min_score or not is_mark_only(text):
             continue
         box = (int(stats[label][0]), int(stats[label][1]), int(stats[label][2]), int(stats[label][3]))
-        line = TextLine(bbox=box, text=text, score=score, vertical=False, angle_deg=0.0, letter_px=letter)
-        found.append(TextBlock(lines=(line,), bbox=box, bubble=bubble_shape(labels, stats, label)))
-    return found
+        found.append(_mark_block(text, score, box, letter, bubble_shape(labels, stats, label)))
+    return found + dotted
+
+
+def _mark_block(text: str, score: float, box: BBox, letter: float, bubble: BubbleShape) -> TextBlock:
+    line = TextLine(bbox=box, text=text, score=score, vertical=False, angle_deg=0.0, letter_px=letter)
+    return TextBlock(lines=(line,), bbox=box, bubble=bubble)
+
+
+def _dotted_ellipsis(
+    ink: npt.NDArray[np.bool_], filled: npt.NDArray[np.bool_], letter: float, params: MuteBalloonParams
+) -> bool:
+    """The region holds only a row of dots across its middle, vertical or horizontal: an ellipsis ("……") lettered
+    as separate dots, which the recogniser cannot read (a column of specks) and which is too many pieces and too
+    little ink for a mark. Six dots or more, each small and roughly square, on one line (their centres within a tenth
+    of a letter of it) at least one and a half letters long, with no gap over three times the usual one, across
+    the region's middle."""
+    _count, _labels, stats, centroids = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    dots = [(s, c) for s, c in zip(stats[1:], centroids[1:], strict=True) if s[4] >= 2]
+    if not params.min_dots <= len(dots) <= params.max_dots:
+        return False
+    side = params.max_dot_letters * letter
+    if any(s[2] > side or s[3] > side or max(s[2], s[3]) > 2.5 * min(s[2], s[3]) for s, _c in dots):
+        return False
+    xs = np.array([c[0] for _s, c in dots])
+    ys = np.array([c[1] for _s, c in dots])
+    along, across = (ys, xs) if np.ptp(ys) >= np.ptp(xs) else (xs, ys)
+    if np.ptp(along) < params.min_dots_letters * letter or float(np.std(across)) > 0.1 * letter:
+        return False
+    gaps = np.diff(np.sort(along))
+    if float(gaps.max()) > 3.0 * float(np.median(gaps)):
+        return False
+    h, w = filled.shape
+    cx, cy = (xs.min() + xs.max()) / 2.0, (ys.min() + ys.max()) / 2.0
+    return bool(abs(cx - w / 2.0) <= 0.25 * w and abs(cy - h / 2.0) <= 0.25 * h)
 
 
 def _holds_marks(
