@@ -48,6 +48,14 @@ def test_eval_on_annotated_manga_pages_kept_elsewhere(capsys: pytest.CaptureFixt
     assert summary["pages"] == 20 and summary["panel_f1"] >= 0.90 and summary["order_exact_rate"] >= 0.75
     assert summary["cer_by_lang"]["ja"] <= 0.10
     assert summary["speakers_known"] == 83 and 0.35 <= summary["speaker_pair_f1_one_id"] <= 0.45
-    # Linking by register and continuity scores 0.382 on these held-out pages, against 0.392 for one id for
-    # everybody; linking by the shading behind the balloons scored 0.367 (0.025 below one id).
-    assert summary["speaker_pair_f1"] >= summary["speaker_pair_f1_one_id"] - 0.015
+    # The turn model with balloons cut by the frame read as speech scores 0.420 on these held-out pages, against
+    # 0.392 for one id for everybody (register and continuity alone scored 0.382; the shading behind the
+    # balloons 0.367).
+    assert summary["speaker_pair_f1"] >= summary["speaker_pair_f1_one_id"] + 0.015
+
+
+def test_eval_names_a_pages_folder_that_is_absent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "gt.json").write_text(json.dumps({"image_dir": "../nowhere", "pages": []}), encoding="utf-8")
+    assert main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "nowhere" in err and "image_dir" in err and "is absent" in err
