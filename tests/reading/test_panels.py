@@ -108,3 +108,41 @@ def test_machine_lettered_page_has_the_same_panels_as_the_original() -> None:
     assert len(found) == len(expected), found
     for box in expected:
         assert max(iou(box, f) for f in found) >= 0.5, (box, found)
+
+
+def _strip_with_gutters(gutter_px: int, art: bool = True) -> tuple[Image, list[BBox]]:
+    """A colour strip of three framed panels on white, ``gutter_px`` of paper between frames; with ``art`` off,
+    the panels are line art on white (a stick figure each)."""
+    rng = np.random.default_rng(5)
+    page = np.full((480, 1600, 3), 255, dtype=np.uint8)
+    widths = [690, 368, 491]
+    boxes: list[BBox] = []
+    x = 16
+    for w in widths:
+        boxes.append((x, 19, w, 443))
+        if art:
+            page[19 : 19 + 443, x : x + w] = _art(rng, 443, w)
+        else:
+            cv2.circle(page, (x + w // 2, 150), 40, (0, 0, 0), 2)
+            cv2.line(page, (x + w // 2, 190), (x + w // 2, 380), (0, 0, 0), 2)
+        cv2.rectangle(page, (x, 19), (x + w - 1, 19 + 443 - 1), (0, 0, 0), 4)
+        x += w + gutter_px
+    return page, boxes
+
+
+@pytest.mark.parametrize("gutter_px", [7, 14])  # the 4 px frames take 2 px each side: 3 and 10 px of paper
+def test_a_strip_whose_gutters_are_a_hairline_of_paper(gutter_px: int) -> None:
+    # Three pixels of paper between two frames close up when the ink is thickened by a pixel to stop a hairline gap
+    # in a frame from flooding a panel: the paper line running from one side of the blob to the other is a cut.
+    page, boxes = _strip_with_gutters(gutter_px)
+    _assert_same_boxes(detect_panels(page), boxes)
+
+
+def test_a_white_panel_is_not_cut_along_its_paper() -> None:
+    # Line art on white: columns inside a panel are paper from top to bottom but for the frame lines they cross.
+    page = np.full((480, 700, 3), 255, dtype=np.uint8)
+    cv2.rectangle(page, (16, 19), (16 + 660 - 1, 19 + 443 - 1), (0, 0, 0), 2)
+    for cx in (150, 520):
+        cv2.circle(page, (cx, 150), 40, (0, 0, 0), 2)
+        cv2.line(page, (cx, 190), (cx, 380), (0, 0, 0), 2)
+    _assert_same_boxes(detect_panels(page), [(16, 19, 660, 443)])

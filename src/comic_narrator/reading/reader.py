@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Literal
 
 import cv2
@@ -154,8 +155,9 @@ def _find_panels(
 ) -> list[BBox]:
     """The learned segmenter where it applies and is installed, else the classical detector."""
     height_px, width_px = gray.shape
-    classical = detect_panels(image_rgb, params, background)
-    if config.panels != "classical" and suits_model(width_px, height_px):
+    learned_too = config.panels != "classical" and suits_model(width_px, height_px)
+    classical = detect_panels(image_rgb, replace(params, paper_seams=not learned_too), background)
+    if learned_too:
         # The classical boxes also tell the model's title band from a framed panel.
         learned = detect_panels_learned(gray, classical)
         if learned is not None:
