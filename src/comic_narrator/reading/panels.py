@@ -34,9 +34,9 @@ class PanelParams:
     frame_line_ink_frac: float = 0.92
     """A row/column crossing a blob that is this dark is a shared frame line between two panels."""
     paper_seams: bool = True
-    """Cut a blob along rows/columns that are paper from side to side (gutters of one or two pixels). Off where
-    the classical boxes are only weighed against the learned segmenter's (colour pages shaped like pages): the
-    rule that picks between the two was chosen on the classical detector without it."""
+    """Cut a blob along rows/columns that are paper from side to side (gutters of one to three pixels). Off
+    wherever the learned segmenter is consulted (pages shaped like pages): there the classical boxes are its
+    hints and, on colour pages, are weighed against its boxes by a rule chosen on the detector without seams."""
 
 
 @dataclass(frozen=True)
@@ -319,7 +319,7 @@ def _gutter_cuts(sub: Mask, axis: int, tolerance: float, min_side: float) -> lis
 
 def _paper_seam_cuts(paper: Mask, axis: int, min_side: float) -> list[int]:
     """Centres of rows (axis 0) or columns (axis 1) that are paper from one side of the region to the other: a
-    gutter one or two pixels wide, which the blob took in (the paper reachable from the page's edge is found
+    gutter one to three pixels wide, which the blob took in (the paper reachable from the page's edge is found
     after thickening the ink by a pixel, so that a hairline gap in a frame does not flood a panel). A panel's
     white inside is no such line: its frame lines cross it."""
     profile = paper.mean(axis=1 - axis)
