@@ -224,3 +224,36 @@ def test_a_panel_joined_to_a_half_believed_margin_is_kept_without_it(monkeypatch
     prob[60:300, 80:340] = 0.7
     boxes = panel_model._panels_of(page, 0.5)
     assert boxes is not None and len(boxes) == 1
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_of_two_gutters_that_exclude_each_other_the_surer_one_is_cut(transpose: bool) -> None:
+    # A 300x200 region with two level lines of paper, at rows 130 and 170. Either cut leaves the other between two
+    # pieces too small to keep (min_area 11,000 of 60,000), so only one can be made: the clearer paper with the
+    # deeper doubt (row 130: all paper, probability 0.5), not row 170 (92 % paper, probability 0.7). Transposed:
+    # the same as columns.
+    h, w = 300, 200
+    ys, xs = np.mgrid[0:h, 0:w]
+    light = (np.abs(ys - 130) <= 3) | ((np.abs(ys - 170) <= 3) & (xs % 12 != 0))
+    prob = np.where(np.abs(ys - 130) <= 4, 0.5, np.where(np.abs(ys - 170) <= 4, 0.7, 1.0)).astype(np.float32)
+    mask = np.ones((h, w), bool)
+    if transpose:
+        light, prob, mask = light.T, prob.T, mask.T
+    pieces = split_along_gutters(light, prob, mask, 11_000)
+    assert len(pieces) == 2
+    axis = 1 if transpose else 0
+    cut = min(int(np.nonzero(p)[axis].max()) for p in pieces)
+    assert abs(cut - 130) <= 4, cut
+
+
+def test_a_surer_column_gutter_wins_over_a_row_gutter_it_excludes() -> None:
+    # A row line (92 % paper, probability 0.7) and a column line (all paper, probability 0.5) across a 300x200
+    # region; after either cut the other would leave pieces under min_area (15,000 < 16,000), so the surer is cut.
+    h, w = 300, 200
+    ys, xs = np.mgrid[0:h, 0:w]
+    row_line, column_line = np.abs(ys - 150) <= 3, np.abs(xs - 100) <= 3
+    light = column_line | (row_line & (xs % 12 != 0))
+    prob = np.where(np.abs(xs - 100) <= 4, 0.5, np.where(np.abs(ys - 150) <= 4, 0.7, 1.0)).astype(np.float32)
+    pieces = split_along_gutters(light, prob, np.ones((h, w), bool), 16_000)
+    assert len(pieces) == 2
+    assert all(np.ptp(np.nonzero(p)[0]) == h - 1 for p in pieces), "each piece spans every row: a column cut"
