@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from comic_narrator.artifacts import PageReading
+from comic_narrator.artifacts import PageReading, Panel, TextRegion
 from comic_narrator.cli import main
 from comic_narrator.reading.llm_views import joined_answers, panel_views
 from tests.conftest import SAMPLE_PAGE
@@ -85,3 +85,30 @@ def test_joined_answers_keep_every_region_and_vote_on_the_setting() -> None:
     assert [c["name"] for c in joined["characters"]] == ["Ann", "Bob"]
     assert [t["index"] for t in joined["texts"]] == [0, 3]
     assert joined["scene"] == ["wind", "forest"]
+
+
+def test_a_panel_view_shows_its_whole_panel_and_loose_lettering_comes_last() -> None:
+    reading = PageReading(
+        page=0,
+        width=1000,
+        height=1400,
+        reading_direction="ltr",
+        panels=[Panel(bbox=(50, 50, 900, 600)), Panel(bbox=(50, 700, 900, 600))],
+        texts=[
+            TextRegion(bbox=(400, 20, 200, 20), kind="caption", text="Meanwhile", panel=-1),  # over the panels
+            TextRegion(bbox=(100, 100, 150, 60), kind="speech", text="Hi", panel=0),
+            TextRegion(bbox=(120, 760, 150, 60), kind="speech", text="Bye", panel=1),
+            TextRegion(bbox=(10, 1370, 100, 20), kind="furniture", text="p. 3", panel=-1),
+        ],
+    )
+    views = panel_views(reading)
+    assert [(v.panel, v.indices) for v in views] == [(1, [1]), (2, [2]), (0, [0])]
+    margin = round(0.02 * 1400)
+    assert views[0].box == (50 - margin, 50 - margin, 900 + 2 * margin, 600 + 2 * margin), "the whole panel"
+    loose = round(0.05 * 1400)
+    assert views[2].box == (400 - loose, 0, 200 + 2 * loose, 20 + 20 + loose), "the caption alone, with room"
+
+
+def test_one_answer_is_the_page_s_answer_as_it_came() -> None:
+    answer = {"characters": [], "texts": [{"index": 0}], "scene": ["rain", "rain"], "page_kind": "story"}
+    assert joined_answers([answer]) is answer
