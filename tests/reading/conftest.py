@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,9 +15,12 @@ from PIL import Image
 from comic_narrator.artifacts import PageImage, PageReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
+from comic_narrator.ingest.images import decode_image
 from comic_narrator.reading.reader import read_page
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vision"
+BLACKJACK_SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
+"""The bundled manga excerpt: Black Jack ni Yoroshiku vol. 1 pp. 8-11."""
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +64,11 @@ def page_for(image: npt.NDArray[np.uint8], index: int = 0, segment: int = 0) -> 
         height_px=int(image.shape[0]),
         sha256="",
     )
+
+
+@functools.cache
+def blackjack_sample_pages() -> tuple[npt.NDArray[np.uint8], ...]:
+    """The bundled manga excerpt's four pages, decoded as a narrated book's pages are."""
+    with zipfile.ZipFile(BLACKJACK_SAMPLE) as archive:
+        names = sorted(n for n in archive.namelist() if n.endswith(".jpg"))
+        return tuple(decode_image(archive.read(n), source=n, max_pixels=64_000_000) for n in names)

@@ -7,33 +7,17 @@ read as narration (no speaker, the narrator's voice)."""
 
 from __future__ import annotations
 
-import zipfile
-from functools import cache
-
-import numpy as np
-import numpy.typing as npt
 import pytest
 
 from comic_narrator.artifacts import PageReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.ingest.images import decode_image
 from comic_narrator.reading.reader import read_page
-from tests.conftest import REPO
-from tests.reading.conftest import page_for
-
-SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
-
-
-@cache
-def _pages() -> tuple[npt.NDArray[np.uint8], ...]:
-    with zipfile.ZipFile(SAMPLE) as archive:
-        names = sorted(n for n in archive.namelist() if n.endswith(".jpg"))
-        return tuple(decode_image(archive.read(n), source=n, max_pixels=64_000_000) for n in names)
+from tests.reading.conftest import blackjack_sample_pages, page_for
 
 
 def _read(index: int, ocr: RapidOcrEngine) -> PageReading:
-    image = _pages()[index]
+    image = blackjack_sample_pages()[index]
     return read_page(image, page_for(image), config=VisionConfig(), manga_hint=True, ocr=ocr)
 
 

@@ -11,7 +11,6 @@ import json
 import random
 import textwrap
 import zipfile
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +28,8 @@ from comic_narrator.reading.geometry import overlap_of_smaller
 from comic_narrator.reading.reader import read_page
 from comic_narrator.voice.writer import write_script
 from tests.conftest import REPO, corpus_path
-from tests.reading.conftest import DATA, load_rgb, page_for, read_bundled
+from tests.reading.conftest import DATA, blackjack_sample_pages, load_rgb, page_for, read_bundled
 
-BLACKJACK_SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
 TRAINING = REPO.parent / "shared" / "training"
 _LIMIT_PX = 64_000_000
 
@@ -65,16 +63,9 @@ def test_wikipe_tan_credit_line_is_furniture_and_the_title_is_not(ocr: RapidOcrE
     assert reading.texts[-1].kind == "furniture"  # furniture comes after the story's lettering
 
 
-@cache
-def _sample_pages() -> tuple[npt.NDArray[np.uint8], ...]:
-    with zipfile.ZipFile(BLACKJACK_SAMPLE) as archive:
-        names = sorted(n for n in archive.namelist() if n.endswith(".jpg"))
-        return tuple(decode_image(archive.read(n), source=n, max_pixels=_LIMIT_PX) for n in names)
-
-
 @pytest.mark.parametrize("index", [0, 3])
 def test_publisher_watermark_on_the_bundled_manga_is_furniture(index: int, ocr: RapidOcrEngine) -> None:
-    image = _sample_pages()[index]
+    image = blackjack_sample_pages()[index]
     reading = _read(image, ocr, manga=True)
     marks = [t for t in reading.texts if "onweb" in t.text.lower().replace(" ", "")]
     assert len(marks) == 1 and marks[0].kind == "furniture" and marks[0].speaker is None
