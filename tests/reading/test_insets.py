@@ -149,6 +149,18 @@ def test_an_inset_drawn_over_the_corner_of_another_is_found_and_so_is_the_other(
     assert any(_near(i, 200, 600, 520, 900) for i in insets) and any(_near(i, 440, 820, 780, 1080) for i in insets)
 
 
+def test_a_dark_patch_of_the_art_is_not_a_frame_even_where_straight_lines_meet_its_edges() -> None:
+    # Shadowed foliage in the splash's corner, solid black; a kerb ruled on from its bottom edge across the
+    # splash and a lamp post ruled down from its inner edge. Black covers the rectangle's two inner sides end to
+    # end and each lies on a ruled line, but no stretch of either side is ruled: it is art, not a frame.
+    page = _splash()
+    x1, y1 = 330, 420
+    page[50:y1, 50:x1] = 12
+    cv2.line(page, (x1 + 20, y1), (650, y1), (10, 10, 10), 3)
+    cv2.line(page, (x1, y1 + 20), (x1, 1000), (10, 10, 10), 3)
+    assert _insets_of(page) == []
+
+
 def test_a_frame_full_of_lettering_is_a_caption_box_not_an_inset() -> None:
     page = _splash_with_frames(6)
     lettering = [(430, 710 + 40 * k, 340, 30) for k in range(8)]  # eight lines filling the frame

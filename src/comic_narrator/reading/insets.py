@@ -48,6 +48,10 @@ class InsetParams:
     """Ink thicker than this share of the parent's short side is a black area of the art, not a frame line."""
     min_edge_gap_frac: float = 0.03
     """An inner side must lie at least this far (share of the parent's side) from the parent's own frame."""
+    min_line_share: float = 0.45
+    """Share of each inner side, where no other inset hides it, that is a thin ruled line: black art may fill
+    the rest of a frame, never all of it. A dark patch of the art (foliage, a shadowed wall) ends where its
+    shapes end, and their edges, with a straight roof or kerb, can close a rectangle made of no frame at all."""
 
 
 def find_insets(
@@ -99,6 +103,7 @@ def find_insets(
     ys = [0, *(y for y in rows if gap_y <= y < ph - gap_y), ph - 1]
     xs = [0, *(x for x in cols if gap_x <= x < pw - gap_x), pw - 1]
     drawn_h, drawn_v = h_band | solid_band, v_band | solid_band
+    lines = (h_band, v_band)
     # Running coverage along every candidate line, so a side's coverage is one subtraction.
     cum_h = np.concatenate([np.zeros((len(ys), 1)), np.cumsum(drawn_h[ys], axis=1)], axis=1)
     cum_v = np.concatenate([np.zeros((len(xs), 1)), np.cumsum(drawn_v[:, xs].T, axis=1)], axis=1)
@@ -136,7 +141,7 @@ def find_insets(
             if any(overlap_of_smaller(box, a) >= params.max_overlap for a in accepted):
                 continue
             occluders = accepted if allow_hidden else []
-            if not _closed(box, (pw, ph), drawn_h, drawn_v, occluders, params):
+            if not _closed(box, (pw, ph), (drawn_h, drawn_v), lines, occluders, params):
                 continue
             text_area = sum(intersection_px2(box, t) for t in local_texts)
             if text_area > params.max_text_frac * area_px2(box):
@@ -146,10 +151,17 @@ def find_insets(
 
 
 def _closed(
-    box: BBox, parent_size: tuple[int, int], drawn_h: Mask, drawn_v: Mask, occluders: list[BBox], params: InsetParams
+    box: BBox,
+    parent_size: tuple[int, int],
+    drawn: tuple[Mask, Mask],
+    lines: tuple[Mask, Mask],
+    occluders: list[BBox],
+    params: InsetParams,
 ) -> bool:
-    """Every side of ``box`` is a solid line, the parent's frame, or hidden under an occluding inset; at least
-    one side lies inside the parent (else the box is the parent)."""
+    """Every side of ``box`` is a solid line (a ruled line, black art running into it for part of its length),
+    the parent's frame, or hidden under an occluding inset; at least one side lies inside the parent (else the
+    box is the parent). ``drawn`` and ``lines`` are (horizontal, vertical) masks: ink a side may run along, and
+    the thin ruled lines alone."""
     x, y, w, h = box
     pw, ph = parent_size
     inner = 0
@@ -157,16 +169,20 @@ def _closed(
         if pos <= 0 or pos >= (ph - 1 if axis == 0 else pw - 1):
             continue  # the parent's own frame
         inner += 1
-        drawn = drawn_h[pos, start : start + length] if axis == 0 else drawn_v[start : start + length, pos]
-        covered = drawn.copy()
+        ink = drawn[axis][pos, start : start + length] if axis == 0 else drawn[axis][start : start + length, pos]
+        ruled = lines[axis][pos, start : start + length] if axis == 0 else lines[axis][start : start + length, pos]
+        hidden = np.zeros(length, dtype=bool)
         for ox, oy, ow, oh in occluders:
             if axis == 0 and oy < pos < oy + oh:
-                covered[max(0, ox - start) : max(0, ox + ow - start)] = True
+                hidden[max(0, ox - start) : max(0, ox + ow - start)] = True
             elif axis == 1 and ox < pos < ox + ow:
-                covered[max(0, oy - start) : max(0, oy + oh - start)] = True
+                hidden[max(0, oy - start) : max(0, oy + oh - start)] = True
         # A side may be hidden under another inset for part of its length; the rest is a solid line.
-        cover = float(covered.mean())
-        if cover < params.side_cover or cover - float(drawn.mean()) > params.max_hidden:
+        cover = float((ink | hidden).mean())
+        if cover < params.side_cover or cover - float(ink.mean()) > params.max_hidden:
+            return False
+        seen = ~hidden
+        if seen.any() and float(ruled[seen].mean()) < params.min_line_share:
             return False
     return inner > 0
 
