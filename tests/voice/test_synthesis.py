@@ -11,7 +11,7 @@ import soundfile as sf
 from comic_narrator.artifacts import Cast, CastMember, Script, ScriptLine
 from comic_narrator.config import VoiceConfig
 from comic_narrator.progress import SILENT
-from comic_narrator.voice.synthesis import synthesize_script
+from comic_narrator.voice.synthesis import default_jobs, synthesize_script
 
 
 def _script(*texts: str) -> Script:
@@ -79,3 +79,21 @@ def test_corrupt_cached_wav_is_revoiced(tmp_path: Path) -> None:
     [again] = synthesize_script(script, CAST, CONFIG, clips_dir, SILENT)
     assert again == clip
     assert sf.info(str(path)).frames > 0
+
+
+def test_a_cached_clip_cut_short_is_voiced_again(tmp_path: Path) -> None:
+    """libsndfile reads a WAV cut short without complaint; the RIFF length it declares is what gives it away."""
+    clips_dir = tmp_path / "clips"
+    script = _script("A clip the disk filled up on.")
+    [clip] = synthesize_script(script, CAST, CONFIG, clips_dir, SILENT)
+    path = tmp_path / clip.audio_file
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])
+    assert sf.info(str(path)).frames > 0  # still readable, so only the length check can tell
+    [again] = synthesize_script(script, CAST, CONFIG, clips_dir, SILENT)
+    assert again == clip and path.read_bytes() == whole
+
+
+def test_jobs_zero_means_one_per_core() -> None:
+    assert default_jobs(VoiceConfig(jobs=0)) == max(1, os.cpu_count() or 1)
+    assert default_jobs(VoiceConfig(jobs=3)) == 3
