@@ -203,10 +203,31 @@ def test_huge_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _expect_error(path, "over the limit", capsys, tmp_path)
 
 
-def test_not_an_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (b"\x89PNG but not really" * 10, "starts as a PNG file does but is damaged"),
+        (b"Chapter 1, page 1\nThe panels go here.\n", "it is text, not an image"),
+        (b"\n<!DOCTYPE html>\n<html><body>Sign in to continue</body></html>", "web page (HTML)"),
+        (b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>', "SVG drawing; export it as PNG"),
+        (bytes(range(200, 256)) * 4, "no image format starts with the bytes c8 c9 ca"),
+    ],
+)
+def test_not_an_image_says_what_it_is(
+    data: bytes, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "page.jpg"
-    path.write_bytes(b"\x89PNG but not really" * 10)
-    _expect_error(path, "not a readable image", capsys, tmp_path)
+    path.write_bytes(data)
+    line = _expect_error(path, "not a readable image: ", capsys, tmp_path)
+    assert says in line and "BytesIO" not in line
+
+
+def test_an_image_cut_short_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    whole = io.BytesIO()
+    Image.new("RGB", (300, 400), "white").save(whole, format="JPEG")
+    path = tmp_path / "page.jpg"
+    path.write_bytes(whole.getvalue()[: len(whole.getvalue()) // 2])
+    _expect_error(path, "the image is cut short", capsys, tmp_path)
 
 
 @pytest.mark.parametrize(
