@@ -49,6 +49,10 @@ class PageImage(Artifact):
     width_px: int
     height_px: int
     sha256: str = Field(description="hash of the decoded pixels, the cache key of everything read from it")
+    unreadable: str | None = Field(
+        default=None,
+        description="why the page's image could not be decoded (--keep-going): a blank page stands in for it",
+    )
 
 
 class Book(Artifact):

@@ -32,6 +32,9 @@ class IngestConfig:
     """Pages with height/width at or above this are sliced at gutters into segments."""
     layout: Layout = "auto"
     """Reading layout; 'webtoon' slices every page."""
+    keep_going: bool = False
+    """A page whose image cannot be decoded becomes a blank page marked unreadable (the run records it and goes
+    on) instead of failing the run. Not part of the ingest's cache key: the mark travels with the page."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ class ComicNarratorError(Exception):
 
     def __init__(self, message: str, *, path: Path | str | None = None) -> None:
         self.path = str(path) if path is not None else None
+        self.message = message
+        """The problem alone, without the path it is about."""
         super().__init__(f"{self.path}: {message}" if self.path else message)
 
 

@@ -17,11 +17,32 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 log = logging.getLogger("comic_narrator")
 
 
+def _process_umask() -> int:
+    """The umask new files get their permissions from (read, not changed, where the system tells it)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def shareable(fd: int) -> None:
+    """Give a temp file the permissions a file created the usual way gets (0666 less the umask): ``mkstemp``
+    makes it 0600, and the video, subtitles and work files renamed from it must not stay private to the user."""
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, 0o666 & ~_process_umask())
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` so that ``path`` is either the old file or the complete new one, never a partial one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        shareable(fd)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -36,7 +57,10 @@ def atomic_temp_path(path: Path) -> Path:
     """A sibling temp path for writers that need a file name (encoders); rename it onto ``path`` when done."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".part{path.suffix}", dir=path.parent)
-    os.close(fd)
+    try:
+        shareable(fd)
+    finally:
+        os.close(fd)
     return Path(tmp_name)
 
 

@@ -273,3 +273,29 @@ def test_a_page_whose_voices_fail_stops_the_run_or_with_keep_going_stays_silent(
     assert {shot.page for shot in timing.shots} == {0, 1}, "the failed page is still shown"
     assert not [shot for shot in timing.shots if shot.page == 1 and shot.line_ids]
     _assert_in_sync(out, 24)
+
+
+def test_a_page_that_is_no_image_stops_the_run_or_with_keep_going_is_a_blank_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real: a folder whose second 'page' is a saved login page, the whole CLI run, the cached book reused."""
+    book = tmp_path / "book"
+    book.mkdir()
+    (book / "p1.jpg").write_bytes(SAMPLE_PAGE.read_bytes())
+    (book / "p2.jpg").write_bytes(b"<!DOCTYPE html>\n<html><body>Sign in to download</body></html>\n")
+    out = tmp_path / "book.mp4"
+    command = [str(book), "-o", str(out), "--preset", "ultrafast", "--fps", "24", "-q"]
+    capsys.readouterr()
+    assert main(command) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(book / "p2.jpg") in err[0] and "web page (HTML)" in err[0]
+    assert not out.exists()
+    for _run in range(2):  # the second run takes the book from the cache, its blank page still marked
+        assert main([*command, "--keep-going"]) == 3
+        failures = json.loads((_work(out) / "failures.json").read_text())
+        assert len(failures) == 1 and failures[0].startswith("page 2 (") and "web page (HTML)" in failures[0]
+    timing = Timing.model_validate_json((_work(out) / "timing.json").read_text())
+    assert {shot.page for shot in timing.shots} == {0, 1}, "the blank page stands in for the unreadable one"
+    assert not [shot for shot in timing.shots if shot.page == 1 and shot.line_ids]
+    assert [shot for shot in timing.shots if shot.page == 0 and shot.line_ids]
+    _assert_in_sync(out, 24)

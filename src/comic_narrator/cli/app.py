@@ -163,8 +163,8 @@ def _narrate_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--keep-going",
         action="store_true",
-        help="a page that fails to be read or voiced is recorded in failures.json and shown silent while the "
-        "other pages go on (the exit code is still 3); without it the first such page stops the run",
+        help="a page that cannot be decoded, read or voiced is recorded in failures.json and shown silent while "
+        "the other pages go on (the exit code is still 3); without it the first such page stops the run",
     )
     parser.add_argument("--reading", type=Path, help="start from an edited reading JSON (read --json output)")
     parser.add_argument("--script", type=Path, help="start from an edited script JSON (WORK/script.json)")
@@ -286,7 +286,13 @@ def _narrate_parser() -> argparse.ArgumentParser:
 
 
 def _ingest_config(args: argparse.Namespace) -> IngestConfig:
-    return IngestConfig(pdf_dpi=args.dpi, pages=args.pages, max_image_pixels=args.max_pixels, layout=args.layout)
+    return IngestConfig(
+        pdf_dpi=args.dpi,
+        pages=args.pages,
+        max_image_pixels=args.max_pixels,
+        layout=args.layout,
+        keep_going=bool(getattr(args, "keep_going", False)),
+    )
 
 
 def _llm_config(args: argparse.Namespace) -> LlmConfig:

@@ -182,7 +182,7 @@ def _read(
     except BaseException:
         ledger.abandon()
         raise
-    if run.vision.vision == "llm" and engines.llm_client is not None:
+    if run.vision.vision == "llm" and engines.llm_client is not None and page.unreadable is None:
         from comic_narrator.backends.openai_chat import OpenAIChatClient
 
         assert isinstance(engines.llm_client, OpenAIChatClient)

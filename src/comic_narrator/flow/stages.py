@@ -229,7 +229,7 @@ def book_key(input_path: Path, config: IngestConfig) -> str:
         "book",
         str(Book.model_fields["schema_version"].default),
         input_fingerprint(input_path),
-        json.dumps(asdict(config), sort_keys=True, default=str),
+        json.dumps(asdict(replace(config, keep_going=False)), sort_keys=True, default=str),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 import threading
@@ -10,9 +11,11 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from comic_narrator.artifacts import Book, PageImage
 from comic_narrator.config import IngestConfig
@@ -25,6 +28,8 @@ from comic_narrator.ingest.webtoon import content_segments
 from comic_narrator.progress import SILENT, Progress, StageProgress
 from comic_narrator.workdir import atomic_write_bytes
 
+log = logging.getLogger("comic_narrator")
+
 RAR_SIGNATURE = b"Rar!\x1a\x07"
 """RAR 1.5-4.x add 00, RAR 5 adds 01 00 (https://www.rarlab.com/technote.htm)."""
 SEVEN_ZIP_SIGNATURE = b"7z\xbc\xaf\x27\x1c"
@@ -36,6 +41,8 @@ class SourcePage:
     """1-based page number in the input."""
     source: str
     image: RgbImage
+    unreadable: str | None = None
+    """Why the page's image could not be decoded; ``image`` is then a blank page standing in for it."""
 
 
 def input_kind(path: Path) -> str:
@@ -88,6 +95,28 @@ def _read_file(path: Path) -> bytes:
         raise InputError(f"cannot read ({exc.strerror})", path=path) from exc
 
 
+STAND_IN_SIZE_PX = (1240, 1754)
+"""Width and height of the blank page that stands in for an undecodable one before any page was decoded."""
+
+
+def _decoded_pages(pages: Iterator[tuple[int, str, Callable[[], RgbImage]]], keep_going: bool) -> Iterator[SourcePage]:
+    """Each (number, source, decode) decoded. With ``keep_going`` a page that cannot be decoded becomes a blank
+    page the size of the page before it, marked unreadable with the reason; else its error ends the book."""
+    width, height = STAND_IN_SIZE_PX
+    for number, source, decode in pages:
+        try:
+            image = decode()
+        except InputError as exc:
+            if not keep_going:
+                raise
+            log.warning("page %d (%s) cannot be decoded, a blank page stands in: %s", number, source, exc)
+            blank = np.full((height, width, 3), 255, np.uint8)
+            yield SourcePage(number, source, blank, unreadable=exc.message)
+            continue
+        height, width = image.shape[:2]
+        yield SourcePage(number, source, image)
+
+
 def _source_pages(path: Path, kind: str, config: IngestConfig) -> tuple[Iterator[SourcePage], int, ComicInfo]:
     """The selected pages of the input as a lazy iterator, their count, and ComicInfo hints."""
     limit = config.max_image_pixels
@@ -108,9 +137,12 @@ def _source_pages(path: Path, kind: str, config: IngestConfig) -> tuple[Iterator
             path, names, max_total_bytes=config.max_archive_bytes, max_ratio=config.max_compression_ratio
         )
         return (
-            (
-                SourcePage(n, f"{path.name}:{name}", decode_image(data, source=f"{path}:{name}", max_pixels=limit))
-                for n, (name, data) in zip(numbers, entries, strict=True)
+            _decoded_pages(
+                (
+                    (n, f"{path.name}:{name}", partial(decode_image, data, source=f"{path}:{name}", max_pixels=limit))
+                    for n, (name, data) in zip(numbers, entries, strict=True)
+                ),
+                config.keep_going,
             ),
             len(numbers),
             listing.comic_info,
@@ -122,14 +154,13 @@ def _source_pages(path: Path, kind: str, config: IngestConfig) -> tuple[Iterator
         info = (
             parse_comic_info(info_file.read_text("utf-8", "replace")) if info_file.is_file() else ComicInfo(None, None)
         )
+
+        def decode_file(file: Path) -> RgbImage:
+            return decode_image(_read_file(file), source=str(file), max_pixels=limit)
+
         return (
-            (
-                SourcePage(
-                    n,
-                    str(files[n - 1]),
-                    decode_image(_read_file(files[n - 1]), source=str(files[n - 1]), max_pixels=limit),
-                )
-                for n in numbers
+            _decoded_pages(
+                ((n, str(files[n - 1]), partial(decode_file, files[n - 1])) for n in numbers), config.keep_going
             ),
             len(numbers),
             info,
@@ -158,7 +189,8 @@ def _encode_png(image: RgbImage) -> bytes:
 
 def _store_page(source_page: SourcePage, config: IngestConfig, pages_dir: Path) -> list[tuple[int, str, RgbImage, str]]:
     """A source page sliced (tall pages) and each slice stored as a PNG: (segment, file name, image, sha256)."""
-    segments = _segments(source_page.image, config)
+    blank = source_page.unreadable is not None
+    segments = [(0, source_page.image.shape[0])] if blank else _segments(source_page.image, config)
     stored = []
     for seg_no, (y0, y1) in enumerate(segments, start=1 if len(segments) > 1 else 0):
         image = source_page.image[y0:y1]
@@ -261,6 +293,7 @@ class BookFeed:
                             width_px=int(image.shape[1]),
                             height_px=int(image.shape[0]),
                             sha256=digest,
+                            unreadable=source_page.unreadable,
                         )
                     )
                 self._changed.notify_all()

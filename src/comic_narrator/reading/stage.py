@@ -88,6 +88,8 @@ def read_one_page(
     the page (the page is then shown unread), and whether it came from the cache."""
     from comic_narrator.reading.reader import read_page
 
+    if page.unreadable is not None:
+        return _unread_page(page), f"page {page.index + 1} ({page.source}): {page.unreadable}", False
     cache = StageCache(work_dir)
     cached = cache.entry("readings", local_reading_key(book, page, config, ocr.name), name=page_name(page))
     stored = cache.load(cached, PageReading)

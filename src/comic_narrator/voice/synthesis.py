@@ -20,6 +20,7 @@ from comic_narrator.progress import Progress
 from comic_narrator.voice.delivery import delivery_for
 from comic_narrator.voice.normalize import normalize_for_speech
 from comic_narrator.voice.voicebank import VoiceBank, open_voice_bank
+from comic_narrator.workdir import shareable
 
 EMPTY_SAMPLE_RATE_HZ = 24_000
 """Sample rate written into the zero-length WAV of a line with nothing to say."""
@@ -51,7 +52,10 @@ def write_wav_atomic(path: Path, speech: Speech) -> None:
     """16-bit PCM WAV via temp file + rename, so a killed run never leaves a half-written clip."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.stem + ".", suffix=".tmp.wav", dir=path.parent)
-    os.close(fd)
+    try:
+        shareable(fd)
+    finally:
+        os.close(fd)
     try:
         sf.write(tmp, np.clip(speech.samples, -1.0, 1.0), speech.sample_rate_hz, subtype="PCM_16", format="WAV")
         os.replace(tmp, path)
