@@ -99,3 +99,22 @@ def test_derived_child_voice_is_higher_than_its_source(engine: KokoroEngine) -> 
     girl = voice_stats(engine.synthesize(EN, "en-bella-girl", Delivery()).samples, 24_000)
     assert 1.5 < girl.pitch_distance_semitones(woman) < 5.0 and girl.f0_median_hz > woman.f0_median_hz
     assert girl.centroid_hz > woman.centroid_hz  # the shorter vocal tract lifts the spectrum
+
+
+def test_a_retimbred_japanese_man_is_further_from_kumo_than_kumo_re_pitched(engine: KokoroEngine) -> None:
+    """Kokoro has one Japanese man. His vocal-tract shifts stay near him in timbre; kumo's Japanese with an English
+    man's timbre half is another man: as far from kumo as two recorded speakers are, at about his length."""
+    kumo = engine.synthesize(JA, "ja-kumo", Delivery())
+    stats = {"ja-kumo": voice_stats(kumo.samples, 24_000)}
+    for voice in ("ja-kumo-deep", "ja-kumo-michael", "ja-kumo-fenrir"):
+        speech = engine.synthesize(JA, voice, Delivery())
+        assert abs(speech.duration_s - kumo.duration_s) < 0.25 * kumo.duration_s
+        assert float(np.sqrt(np.mean(speech.samples**2))) > 0.01
+        stats[voice] = voice_stats(speech.samples, 24_000)
+    shifted = stats["ja-kumo-deep"].timbre_distance(stats["ja-kumo"])
+    for voice in ("ja-kumo-michael", "ja-kumo-fenrir"):
+        assert stats[voice].timbre_distance(stats["ja-kumo"]) > max(1.2, 1.3 * shifted), voice
+        assert 80 < stats[voice].f0_median_hz < 130  # still a man's pitch
+    assert stats["ja-kumo-michael"].timbre_distance(stats["ja-kumo-fenrir"]) > 0.7
+    # The timbre speaker's cache token is part of the voice's recipe: a change of it re-voices the lines.
+    assert engine.voice_token("ja-kumo-michael") != engine.voice_token("ja-kumo-fenrir")

@@ -143,3 +143,27 @@ def test_japanese_leads_get_recorded_speakers_and_kumo_is_not_the_narrator(voice
         ).members
     }
     assert pinned["narrator"].id == "ja-kumo" and pinned["hero"].gender == "male" and pinned["hero"].id != "ja-kumo"
+
+
+def test_japanese_men_after_kumo_get_other_timbres_not_a_woman_re_pitched(voices: list[VoiceInfo]) -> None:
+    """Three men and a boy: kumo, then his Japanese with other men's timbres (natural voices), never Mei (a
+    woman's voice) pitched down, and the boy a young voice."""
+    people = [
+        Character(id="doctor", name="doctor", gender="male", age="adult"),
+        Character(id="intern", name="intern", gender="male", age="adult"),
+        Character(id="director", name="director", gender="male", age="adult"),
+        Character(id="boy", name="boy", gender="male", age="young"),
+    ]
+    reading = _reading(people, ["doctor"] * 4 + ["intern"] * 3 + ["director"] * 2 + ["boy"])
+    by_id = {v.id: v for v in voices}
+    cast = {
+        m.character: by_id[m.voice]
+        for m in cast_characters(reading, voices, VoiceConfig(quality="natural"), "ja").members
+    }
+    assert cast["doctor"].id == "ja-kumo"
+    for man in ("intern", "director", "boy"):
+        assert cast[man].tier == "natural" and cast[man].gender == "male" and cast[man].derived_from == "ja-kumo"
+    assert cast["intern"].age == cast["director"].age == "adult" and cast["boy"].age == "young"
+    assert len({v.id for v in cast.values()}) == len(cast)
+    # The intern and the director are kumo's Japanese in other men's timbres, not kumo re-pitched.
+    assert {cast["intern"].id, cast["director"].id} <= {"ja-kumo-michael", "ja-kumo-fenrir", "ja-kumo-fable"}

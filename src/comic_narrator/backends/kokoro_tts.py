@@ -179,6 +179,9 @@ class KokoroEngine(BundledEngine):
         spec = self._specs[voice_id]
         self.open()
         style = self._style(spec.styles)
+        if spec.timbre_from is not None:
+            retimbred = StyleBlend(spec.timbre_from, timbre_weight=1.0, prosody_weight=spec.timbre_prosody)
+            style = mix_styles(style, self._style_named(spec.timbre_from), retimbred)
         blend = self.blend_for(voice_id, delivery)
         if blend is not None:
             style = mix_styles(style, self._style_named(blend.partner), blend)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from comic_narrator.backends.kokoro_english import english_grades, espeak_voice_for
@@ -24,6 +24,11 @@ class KokoroVoiceSpec:
     shift: VoiceShift | None = None
     espeak_voice: str = "en-us"
     """The espeak voice that phonemises this voice's English (``en`` for British speakers)."""
+    timbre_from: str | None = None
+    """Another speaker whose timbre half of the style replaces this voice's own (a re-timbred voice): the
+    decoder's half, so the voice keeps its own speaker's phonemes and, but for ``timbre_prosody``, prosody."""
+    timbre_prosody: float = 0.0
+    """Share of ``timbre_from``'s prosody half mixed in as well (it moves the pitch and the tempo)."""
 
 
 def _spec(
@@ -73,12 +78,40 @@ def _japanese(
     )
 
 
+RETIMBRE_PROSODY = 0.35
+"""How much of the timbre speaker's prosody a re-timbred Japanese man takes: enough to give each his own pitch
+(kumo speaks at 92 Hz; with 0.35 the voices spread over 91-114 Hz, with none over 93-100), no more than the
+emotion blends take, and it kept whisper-base's character error rate at or below kumo's own (docs/voices.md)."""
+
+
+def _kumo_retimbred(voice_id: str, speaker: str, age: Age, note: str) -> KokoroVoiceSpec:
+    """Kokoro's only Japanese man, jm_kumo, with an English man's timbre: a Japanese speaker who does not sound
+    like kumo re-pitched (1.5-1.8 apart in timbre, where kumo's vocal-tract shifts stay within 0.95)."""
+    base = _spec(
+        voice_id,
+        "ja",
+        "male",
+        age,
+        f"jm_kumo's Japanese with {speaker}'s timbre: {note}",
+        {"jm_kumo": 1.0},
+        derived_from="ja-kumo",
+    )
+    return replace(base, timbre_from=speaker, timbre_prosody=RETIMBRE_PROSODY)
+
+
 JAPANESE_VOICES: tuple[KokoroVoiceSpec, ...] = (
     _japanese("ja-alpha", "female", "adult", "clear adult woman", "jf_alpha"),
     _japanese("ja-gongitsune", "female", "young", "soft young woman", "jf_gongitsune", narrator=True),
     _japanese("ja-nezumi", "female", "child", "small, bright girl", "jf_nezumi"),
     _japanese("ja-tebukuro", "female", "young", "gentle storyteller", "jf_tebukuro"),
     _japanese("ja-kumo", "male", "adult", "calm adult man", "jm_kumo", narrator=True),
+    # Before kumo's own shifts, in the order casting offers them to a second, third, ... man: the furthest from
+    # kumo first.
+    _kumo_retimbred("ja-kumo-michael", "am_michael", "adult", "a clear, even man"),
+    _kumo_retimbred("ja-kumo-fenrir", "am_fenrir", "adult", "a brighter, stronger man"),
+    _kumo_retimbred("ja-kumo-fable", "bm_fable", "adult", "a slower, softer man"),
+    _kumo_retimbred("ja-kumo-onyx", "am_onyx", "adult", "a deep man"),
+    _kumo_retimbred("ja-kumo-eric", "am_eric", "young", "a young man"),
     _spec(
         "ja-kumo-deep",
         "ja",
