@@ -167,3 +167,20 @@ def test_japanese_men_after_kumo_get_other_timbres_not_a_woman_re_pitched(voices
     assert len({v.id for v in cast.values()}) == len(cast)
     # The intern and the director are kumo's Japanese in other men's timbres, not kumo re-pitched.
     assert {cast["intern"].id, cast["director"].id} <= {"ja-kumo-michael", "ja-kumo-fenrir", "ja-kumo-fable"}
+
+
+def test_japanese_women_after_alpha_get_other_timbres_before_mei(voices: list[VoiceInfo]) -> None:
+    """Three adult women: alpha, then alpha's Japanese in two other women's timbres (natural voices of their age),
+    not Mei (the fast tier's HTS voice); a young woman still gets a recorded speaker of her age."""
+    people = [Character(id=f"w{i}", name=f"w{i}", gender="female", age="adult") for i in range(3)]
+    people.append(Character(id="girl", name="girl", gender="female", age="young"))
+    reading = _reading(people, ["w0"] * 5 + ["w1"] * 4 + ["w2"] * 3 + ["girl"] * 2)
+    by_id = {v.id: v for v in voices}
+    cast = {
+        m.character: by_id[m.voice]
+        for m in cast_characters(reading, voices, VoiceConfig(quality="natural"), "ja").members
+    }
+    assert cast["w0"].id == "ja-alpha"
+    assert {cast["w1"].id, cast["w2"].id} == {"ja-alpha-kore", "ja-alpha-sarah"}
+    assert cast["girl"].id == "ja-tebukuro"
+    assert len({v.id for v in cast.values()}) == len(cast)

@@ -79,24 +79,33 @@ def _japanese(
 
 
 RETIMBRE_PROSODY = 0.35
-"""How much of the timbre speaker's prosody a re-timbred Japanese man takes: enough to give each his own pitch
-(kumo speaks at 92 Hz; with 0.35 the voices spread over 91-114 Hz, with none over 93-100), no more than the
-emotion blends take, and it kept whisper-base's character error rate at or below kumo's own (docs/voices.md)."""
+"""How much of the timbre speaker's prosody a re-timbred Japanese voice takes: enough to give each his own pitch
+(kumo speaks at 92 Hz; with 0.35 his five spread over 91-114 Hz, with none over 93-100), no more than the
+emotion blends take, and it kept whisper-base's character error rate within the Japanese speakers' own
+(docs/voices.md)."""
 
 
-def _kumo_retimbred(voice_id: str, speaker: str, age: Age, note: str) -> KokoroVoiceSpec:
-    """Kokoro's only Japanese man, jm_kumo, with an English man's timbre: a Japanese speaker who does not sound
-    like kumo re-pitched (1.5-1.8 apart in timbre, where kumo's vocal-tract shifts stay within 0.95)."""
+def _retimbred(
+    voice_id: str, speaker: str, source: str, timbre: str, gender: Gender, age: Age, note: str
+) -> KokoroVoiceSpec:
+    """A Japanese speaker (``speaker``, whose voice is ``source``) with an English speaker's timbre: another
+    person speaking the same Japanese, not the speaker re-pitched (1.2-1.9 apart in timbre, where kumo's
+    vocal-tract shifts stay within 0.95)."""
     base = _spec(
         voice_id,
         "ja",
-        "male",
+        gender,
         age,
-        f"jm_kumo's Japanese with {speaker}'s timbre: {note}",
-        {"jm_kumo": 1.0},
-        derived_from="ja-kumo",
+        f"{speaker}'s Japanese with {timbre}'s timbre: {note}",
+        {speaker: 1.0},
+        derived_from=source,
     )
-    return replace(base, timbre_from=speaker, timbre_prosody=RETIMBRE_PROSODY)
+    return replace(base, timbre_from=timbre, timbre_prosody=RETIMBRE_PROSODY)
+
+
+def _kumo_retimbred(voice_id: str, timbre: str, age: Age, note: str) -> KokoroVoiceSpec:
+    """Kokoro's only Japanese man with an English man's timbre."""
+    return _retimbred(voice_id, "jm_kumo", "ja-kumo", timbre, "male", age, note)
 
 
 JAPANESE_VOICES: tuple[KokoroVoiceSpec, ...] = (
@@ -112,6 +121,9 @@ JAPANESE_VOICES: tuple[KokoroVoiceSpec, ...] = (
     _kumo_retimbred("ja-kumo-fable", "bm_fable", "adult", "a slower, softer man"),
     _kumo_retimbred("ja-kumo-onyx", "am_onyx", "adult", "a deep man"),
     _kumo_retimbred("ja-kumo-eric", "am_eric", "young", "a young man"),
+    # Women after Kokoro's four, from alpha (the clearest of them): the two whisper base heard as well as them.
+    _retimbred("ja-alpha-kore", "jf_alpha", "ja-alpha", "af_kore", "female", "adult", "a lower, steady woman"),
+    _retimbred("ja-alpha-sarah", "jf_alpha", "ja-alpha", "af_sarah", "female", "adult", "a brighter woman"),
     _spec(
         "ja-kumo-deep",
         "ja",
