@@ -166,14 +166,18 @@ def _run_tests(src_copy: Path, tests: list[str], timeout_s: float) -> tuple[str,
     return verdict, time.monotonic() - started
 
 
-def _lines(spec: str | None) -> range | None:
+def _lines(spec: str | None) -> set[int] | None:
+    """``40-90``, ``95`` or several of either joined by commas (``95,110,136-138``: a first sweep's survivors)."""
     if not spec:
         return None
-    first, _, last = spec.partition("-")
-    return range(int(first), int(last or first) + 1)
+    lines: set[int] = set()
+    for part in spec.split(","):
+        first, _, last = part.partition("-")
+        lines.update(range(int(first), int(last or first) + 1))
+    return lines
 
 
-def sweep(module: Path, tests: list[str], kinds: set[str], lines: range | None) -> Iterator[tuple[Mutant, str]]:
+def sweep(module: Path, tests: list[str], kinds: set[str], lines: set[int] | None) -> Iterator[tuple[Mutant, str]]:
     source = module.read_text(encoding="utf-8")
     package_root = REPO / "src"
     relative = module.resolve().relative_to(package_root)
@@ -203,7 +207,7 @@ def main() -> None:
     parser.add_argument("module", type=Path)
     parser.add_argument("tests", nargs="+")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
-    parser.add_argument("--lines", help="only mutants on these lines, e.g. 40-90")
+    parser.add_argument("--lines", help="only mutants on these lines, e.g. 40-90 or 95,110,136-138")
     parser.add_argument("--list", action="store_true", help="list the mutants and run nothing")
     args = parser.parse_args()
     kinds = set(args.kinds.split(","))
