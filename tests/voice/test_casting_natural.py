@@ -171,10 +171,12 @@ def test_japanese_men_after_kumo_get_other_timbres_not_a_woman_re_pitched(voices
 
 def test_japanese_women_after_alpha_get_other_timbres_before_mei(voices: list[VoiceInfo]) -> None:
     """Three adult women: alpha, then alpha's Japanese in two other women's timbres (natural voices of their age),
-    not Mei (the fast tier's HTS voice); a young woman still gets a recorded speaker of her age."""
+    not Mei (the fast tier's HTS voice); a young woman still gets a recorded speaker of her age, an old one alpha
+    aged."""
     people = [Character(id=f"w{i}", name=f"w{i}", gender="female", age="adult") for i in range(3)]
     people.append(Character(id="girl", name="girl", gender="female", age="young"))
-    reading = _reading(people, ["w0"] * 5 + ["w1"] * 4 + ["w2"] * 3 + ["girl"] * 2)
+    people.append(Character(id="granny", name="granny", gender="female", age="old"))
+    reading = _reading(people, ["w0"] * 5 + ["w1"] * 4 + ["w2"] * 3 + ["girl"] * 2 + ["granny"])
     by_id = {v.id: v for v in voices}
     cast = {
         m.character: by_id[m.voice]
@@ -183,4 +185,5 @@ def test_japanese_women_after_alpha_get_other_timbres_before_mei(voices: list[Vo
     assert cast["w0"].id == "ja-alpha"
     assert {cast["w1"].id, cast["w2"].id} == {"ja-alpha-kore", "ja-alpha-sarah"}
     assert cast["girl"].id == "ja-tebukuro"
+    assert cast["granny"].id == "ja-alpha-elder"  # a natural old woman (before: Mei's)
     assert len({v.id for v in cast.values()}) == len(cast)

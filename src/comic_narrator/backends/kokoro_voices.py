@@ -125,6 +125,18 @@ JAPANESE_VOICES: tuple[KokoroVoiceSpec, ...] = (
     _retimbred("ja-alpha-kore", "jf_alpha", "ja-alpha", "af_kore", "female", "adult", "a lower, steady woman"),
     _retimbred("ja-alpha-sarah", "jf_alpha", "ja-alpha", "af_sarah", "female", "adult", "a brighter woman"),
     _spec(
+        "ja-alpha-elder",
+        "ja",
+        "female",
+        "old",
+        "jf_alpha, lower, breathy, shaking, slower: an old woman",
+        {"jf_alpha": 1.0},
+        tract_ratio=0.96,
+        base_speed=0.9,
+        shift=VoiceShift(f0_ratio=0.88, breathiness=0.1, tremolo_depth=0.04),
+        derived_from="ja-alpha",
+    ),
+    _spec(
         "ja-kumo-deep",
         "ja",
         "male",
