@@ -274,14 +274,14 @@ class RunConfig:
     audio: AudioConfig = field(default_factory=AudioConfig)
     render: RenderConfig = field(default_factory=RenderConfig)
     vision_only: bool = False
+    """Stop after the reading stages (writes readings to the work folder)."""
     keep_going: bool = False
+    """A page that cannot be decoded, read or voiced is recorded and shown silent while the rest go on (the exit
+    code still says something failed); without it the first such page stops the run."""
     executor: Literal["local", "ray"] = "local"
     """Where page work runs: in-process pools, or a Ray cluster (reading actors and render tasks)."""
     ray_address: str | None = None
     """The Ray cluster to join (``ray://host:10001`` or ``auto``); None starts a local instance for the run."""
-    """A page that fails to be read or voiced is recorded and shown silent while the rest go on (the exit code
-    still says something failed); without it the first such page stops the run."""
-    """Stop after the reading stages (writes readings to the work folder)."""
     reading_file: Path | None = None
     """Start from an edited BookReading JSON instead of reading the pages."""
     script_file: Path | None = None
