@@ -118,3 +118,16 @@ def test_a_retimbred_japanese_man_is_further_from_kumo_than_kumo_re_pitched(engi
     assert stats["ja-kumo-michael"].timbre_distance(stats["ja-kumo-fenrir"]) > 0.7
     # The timbre speaker's cache token is part of the voice's recipe: a change of it re-voices the lines.
     assert engine.voice_token("ja-kumo-michael") != engine.voice_token("ja-kumo-fenrir")
+
+
+def test_a_lines_sentences_share_one_model_call_until_it_is_full() -> None:
+    from comic_narrator.backends.kokoro_tts import MAX_TOKENS, _pack_sentences
+
+    space, stop = 16, 4
+    short = [[1, 2, stop], [3, stop], [5, 6, 7, stop]]
+    assert _pack_sentences(short, space, {stop}) == [[1, 2, stop, space, 3, stop, space, 5, 6, 7, stop]]
+    # Two sentences that fit only one at a time go in two calls; one that fills a call exactly stays whole.
+    half = [9] * (MAX_TOKENS // 2) + [stop]
+    full = [8] * (MAX_TOKENS - 1) + [stop]
+    assert _pack_sentences([half, half, full], space, {stop}) == [half, half, full]
+    assert _pack_sentences([full[:-2], [3]], space, {stop}) == [[*full[:-2], space, 3]]  # exactly MAX_TOKENS
