@@ -17,7 +17,7 @@ import pytest
 from comic_narrator.artifacts import BookCharacters, BookReading
 from comic_narrator.backends.openai_chat import OpenAIChatClient
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-from comic_narrator.config import LlmConfig, RunConfig, VisionConfig, VoiceConfig
+from comic_narrator.config import IngestConfig, LlmConfig, RunConfig, VisionConfig, VoiceConfig
 from comic_narrator.flow.engines import Engines
 from comic_narrator.flow.executor import LocalExecutor
 from comic_narrator.flow.stream import Streamed, stream_pages
@@ -128,3 +128,43 @@ def test_pages_answered_out_of_order_give_the_same_characters_and_voices(book: P
     assert (tmp_path / "b" / "characters.json").read_bytes() == shuffled_json
     assert shuffled.cast == in_order.cast
     assert shuffled.cast is not None and len({m.voice for m in shuffled.cast.members}) == 3
+
+
+def test_an_undecodable_page_kept_going_past_names_nobody_and_holds_up_no_page_after_it(
+    book: Path, tmp_path: Path
+) -> None:
+    """--keep-going: the page stands in blank and reaches the LLM reader as a failed page, so the book's
+    characters hear of it and the pages after it, each shown the characters of every page before it, are not
+    left waiting for it."""
+    (book / "p2.jpg").write_bytes(b"<!DOCTYPE html>\n<html><body>Sign in</body></html>\n")
+    work = tmp_path / "w"
+    finished: list[Streamed] = []
+    with chat_server("drift") as (url, state):
+        run = RunConfig(
+            book,
+            tmp_path / "out.mp4",
+            work,
+            ingest=IngestConfig(keep_going=True),
+            vision=VisionConfig(vision="llm"),
+            llm=LlmConfig(base_url=url, concurrency=1),  # each page is shown every page before it
+            voice=VoiceConfig(quality="fast"),
+            keep_going=True,
+        )
+        worker = threading.Thread(target=lambda: finished.append(_stream_run(run)), daemon=True)
+        worker.start()
+        worker.join(timeout=120)
+    assert finished, "the stream waited for the undecodable page"
+    streamed = finished[0]
+    assert len(streamed.failures) == 1 and streamed.failures[0].startswith("page 3 (")
+    assert len(state.requests) == 3  # the three readable lettered pages; neither the blank nor the failed one
+    characters = read_artifact(work / "characters.json", BookCharacters)
+    assert characters.pages == 5 and {c.id for c in characters.characters} == {"pepper", "carrot"}
+
+
+def _stream_run(run: RunConfig) -> Streamed:
+    book = load_or_ingest(run.input_path, run.ingest, run.work_dir)
+    client = OpenAIChatClient(run.llm)
+    executor = LocalExecutor(run, None)
+    with RapidOcrEngine() as ocr, open_voice_bank(run.voice) as bank:
+        engines = Engines(ocr=ocr, bank=bank, llm_client=client, llm_model=client.resolve_model())
+        return stream_pages(book, run, engines, executor)

@@ -182,7 +182,9 @@ def _read(
     except BaseException:
         ledger.abandon()
         raise
-    if run.vision.vision == "llm" and engines.llm_client is not None and page.unreadable is None:
+    if run.vision.vision == "llm" and engines.llm_client is not None:
+        # A page that failed (its image undecodable, or the reader crashed) reaches the LLM as None: it names
+        # nobody, and the ledger hears so, or the pages after it would wait for it.
         from comic_narrator.backends.openai_chat import OpenAIChatClient
 
         assert isinstance(engines.llm_client, OpenAIChatClient)
