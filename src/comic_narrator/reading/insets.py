@@ -169,8 +169,8 @@ def _closed(
         if pos <= 0 or pos >= (ph - 1 if axis == 0 else pw - 1):
             continue  # the parent's own frame
         inner += 1
-        ink = drawn[axis][pos, start : start + length] if axis == 0 else drawn[axis][start : start + length, pos]
-        ruled = lines[axis][pos, start : start + length] if axis == 0 else lines[axis][start : start + length, pos]
+        side = (pos, slice(start, start + length)) if axis == 0 else (slice(start, start + length), pos)
+        ink, ruled = drawn[axis][side], lines[axis][side]
         hidden = np.zeros(length, dtype=bool)
         for ox, oy, ow, oh in occluders:
             if axis == 0 and oy < pos < oy + oh:
