@@ -150,6 +150,10 @@ def test_how_a_line_ends(text: str, ending: str | None) -> None:
         ("プルルルル", False),
         ("ワーッ!!", False),
         ("CRASH!!", False),
+        ("それがこの国の夜だ……", True),  # kanji beside hiragana: written words, no particle at the end
+        ("夜中に……", True),
+        ("轟", False),  # a lone kanji is a sound word's way of writing
+        ("ゴゴゴ轟", False),
     ],
 )
 def test_sentences_said_are_told_from_sound_words(text: str, said: bool) -> None:

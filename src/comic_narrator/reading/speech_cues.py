@@ -52,12 +52,20 @@ _SAID = re.compile(r"[ぁ-んァ-ヴ一-龥][よねなかぞぜわさ][ー〜…
 """A word closed by a sentence-final particle: a sentence someone says, which a sound word never is."""
 
 
+_KANJI_WITH_KANA = re.compile(r"[一-龥々][ぁ-ん]|[ぁ-ん][一-龥々]")
+"""A kanji written beside hiragana (国の, この国, 夜だ): words with their inflections and particles, which sound
+words, written in kana (ポタッ, ざわざわ) or as a lone kanji (轟), are not."""
+
+
 def says_a_sentence(text: str) -> bool:
     """Whether Japanese lettering is a sentence somebody says rather than a sound word: it speaks politely (です,
-    ます, 下さい), calls someone by name or title (牛田さん, 先生), or closes on a sentence-final particle after a
-    word (スゴイな, 行くぞ). A sound word (ドドド, ガーン!!) does none of these."""
+    ます, 下さい), calls someone by name or title (牛田さん, 先生), writes words as a sentence does (a kanji
+    beside hiragana: それがこの国の夜だ), or closes on a sentence-final particle after a word (スゴイな, 行くぞ).
+    A sound word (ドドド, ガーン!!) does none of these."""
     stripped = text.strip()
     if speech_register(stripped) == "polite" or called_names(stripped):
+        return True
+    if _KANJI_WITH_KANA.search(stripped):
         return True
     return any(_closes_on_a_particle(part) for part in re.split(r"[!?！？…‥.。\s]+(?=\S)", stripped))
 
