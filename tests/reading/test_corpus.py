@@ -48,10 +48,18 @@ def test_chilling_tales_cover_and_ad_pages(ocr: RapidOcrEngine) -> None:
     assert len(pages) == 5
     # Pages 3 and 4 repeat pages 1 and 2 (99% of pixels identical): reading them again would only cost time.
     picked = {0: "cover", 1: "non-story", 4: "story"}
-    kinds = {
-        i: read_page(pages[i], page_for(pages[i], i), config=AUTO, manga_hint=None, ocr=ocr).page_kind for i in picked
-    }
-    assert kinds == picked
+    readings = {i: read_page(pages[i], page_for(pages[i], i), config=AUTO, manga_hint=None, ocr=ocr) for i in picked}
+    assert {i: r.page_kind for i, r in readings.items()} == picked
+    # A cover and an ad are shown, and narrated, as one picture holding all their print; the story page keeps its
+    # panels.
+    for i in (0, 1):
+        (panel,) = readings[i].panels
+        assert readings[i].texts and all(t.panel == 0 for t in readings[i].texts)
+        for text in (t for t in readings[i].texts if t.kind != "furniture"):
+            x, y, w, h = text.bbox
+            px, py, pw, ph = panel.bbox
+            assert px <= x and py <= y and x + w <= px + pw and y + h <= py + ph
+    assert len(readings[4].panels) > 1
 
 
 def test_buster_bear_story_pages(ocr: RapidOcrEngine) -> None:

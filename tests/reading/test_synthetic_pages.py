@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
@@ -76,3 +77,32 @@ def test_speakers_follow_the_tails_within_and_across_pages(ocr: RapidOcrEngine) 
     # The same figure always gets the same id, and different figures different ids.
     pairs = {(f, t) for f, t in zip(found, truth, strict=True) if t is not None}
     assert len({f for f, _ in pairs}) == len({t for _, t in pairs}) == len(pairs) == 3
+
+
+def test_a_title_above_the_panels_is_read_first_and_loose_print_below_them_last(ocr: RapidOcrEngine) -> None:
+    # The lettering order within a page goes panel by panel; a title lettered above the first panel (outside every
+    # panel) comes before the first panel's lines, and loose print below the last panel after the last one's.
+    panels = [
+        PanelSpec(
+            (30, 190, 940, 540),
+            (("red", (250, 520)),),
+            (Balloon(("WHERE ARE YOU", "GOING TONIGHT?"), (600, 330), "speech", "red"),),
+        ),
+        PanelSpec(
+            (30, 760, 940, 520),
+            (("blue", (720, 1080)),),
+            (Balloon(("TO THE OLD MILL.",), (330, 900), "speech", "blue"),),
+        ),
+    ]
+    page = draw_page(panels)
+    image = Image.fromarray(page)
+    draw = ImageDraw.Draw(image)
+    draw.text((190, 40), "THE OLD MILL", fill=(0, 0, 0), font=ImageFont.load_default(size=90))
+    draw.text((300, 1310), "WRITTEN AND DRAWN BY NOBODY", fill=(0, 0, 0), font=ImageFont.load_default(size=30))
+    drawn = np.ascontiguousarray(np.asarray(image))
+    reading = read_page(drawn, page_for(drawn, 0), config=VisionConfig(), manga_hint=None, ocr=ocr)
+    letters = [normalise_letters(t.text) for t in reading.texts]
+    assert len(reading.panels) == 2
+    assert letters[0] == "theoldmill" and reading.texts[0].panel == -1
+    assert [t.panel for t in reading.texts[1:3]] == [0, 1]
+    assert letters[-1] == "writtenanddrawnbynobody" and reading.texts[-1].panel == -1
