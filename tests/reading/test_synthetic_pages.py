@@ -81,7 +81,8 @@ def test_speakers_follow_the_tails_within_and_across_pages(ocr: RapidOcrEngine) 
 
 def test_a_title_above_the_panels_is_read_first_and_loose_print_below_them_last(ocr: RapidOcrEngine) -> None:
     # The lettering order within a page goes panel by panel; a title lettered above the first panel (outside every
-    # panel) comes before the first panel's lines, and loose print below the last panel after the last one's.
+    # panel) comes before the first panel's lines, and loose print below the last panel after the last one's. Both
+    # are the narrator's (captions), not balloons with open outlines.
     panels = [
         PanelSpec(
             (30, 190, 940, 540),
@@ -98,11 +99,27 @@ def test_a_title_above_the_panels_is_read_first_and_loose_print_below_them_last(
     image = Image.fromarray(page)
     draw = ImageDraw.Draw(image)
     draw.text((190, 40), "THE OLD MILL", fill=(0, 0, 0), font=ImageFont.load_default(size=90))
-    draw.text((300, 1310), "WRITTEN AND DRAWN BY NOBODY", fill=(0, 0, 0), font=ImageFont.load_default(size=30))
+    draw.text((300, 1310), "AND SO THEY WENT HOME AT LAST", fill=(0, 0, 0), font=ImageFont.load_default(size=30))
     drawn = np.ascontiguousarray(np.asarray(image))
     reading = read_page(drawn, page_for(drawn, 0), config=VisionConfig(), manga_hint=None, ocr=ocr)
     letters = [normalise_letters(t.text) for t in reading.texts]
-    assert len(reading.panels) == 2
+    assert len(reading.panels) == 2 and len(reading.texts) == 4
     assert letters[0] == "theoldmill" and reading.texts[0].panel == -1
     assert [t.panel for t in reading.texts[1:3]] == [0, 1]
-    assert letters[-1] == "writtenanddrawnbynobody" and reading.texts[-1].panel == -1
+    assert letters[3] == "andsotheywenthomeatlast" and reading.texts[3].panel == -1
+    assert reading.texts[0].kind == reading.texts[3].kind == "caption"
+
+
+def test_a_grey_or_transparent_page_array_reads_as_its_colour_form_does(ocr: RapidOcrEngine) -> None:
+    # read_page takes the page's pixels in the form a caller has them: one grey channel, or RGBA.
+    rgb = np.ascontiguousarray(draw_page(PAGE_1))
+    grey = np.ascontiguousarray(rgb.min(axis=2))
+    grey_rgb = np.ascontiguousarray(np.repeat(grey[:, :, None], 3, axis=2))
+    rgba = np.ascontiguousarray(np.concatenate([rgb, np.full((*rgb.shape[:2], 1), 255, np.uint8)], axis=2))
+
+    def read(image: np.ndarray) -> list[tuple[object, ...]]:
+        reading = read_page(image, page_for(image, 0), config=VisionConfig(), manga_hint=None, ocr=ocr)
+        return [(p.bbox,) for p in reading.panels] + [(t.bbox, t.text, t.kind) for t in reading.texts]
+
+    assert read(grey) == read(grey_rgb)
+    assert read(rgba) == read(rgb)
