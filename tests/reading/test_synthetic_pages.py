@@ -123,3 +123,48 @@ def test_a_grey_or_transparent_page_array_reads_as_its_colour_form_does(ocr: Rap
 
     assert read(grey) == read(grey_rgb)
     assert read(rgba) == read(rgb)
+
+
+def test_loose_lettering_in_a_panel_is_speech_unless_it_spans_the_panel(ocr: RapidOcrEngine) -> None:
+    # Lettering with no outline around it, on the panel's light art: a few centred words are a balloon whose outline
+    # is open (speech); one line across most of the panel's width is a caption strip (the narrator's).
+    panels = [
+        PanelSpec((30, 30, 940, 640), (("red", (250, 420)),), ()),
+        PanelSpec((30, 700, 940, 670), (("blue", (720, 1080)),), ()),
+    ]
+    image = Image.fromarray(draw_page(panels))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=30)
+    draw.text((520, 150), "WAIT FOR ME,", fill=(0, 0, 0), font=font)
+    draw.text((530, 190), "PLEASE", fill=(0, 0, 0), font=font)
+    draw.text((70, 740), "MEANWHILE THE RIVER ROSE QUIETLY ALL NIGHT LONG", fill=(0, 0, 0), font=font)
+    drawn = np.ascontiguousarray(np.asarray(image))
+    reading = read_page(drawn, page_for(drawn, 0), config=VisionConfig(), manga_hint=None, ocr=ocr)
+    assert [(normalise_letters(t.text), t.panel, t.kind) for t in reading.texts] == [
+        ("waitformeplease", 0, "speech"),
+        ("meanwhiletheriverrosequietlyallnightlong", 1, "caption"),
+    ]
+
+
+def test_capitals_are_a_shout_only_on_a_page_lettered_in_mixed_case(ocr: RapidOcrEngine) -> None:
+    # "STOP RIGHT THERE!" in an ordinary balloon: raised among mixed-case lines, ordinary lettering on a page set
+    # all in capitals.
+    def page(first: tuple[str, ...], second: tuple[str, ...]) -> list[PanelSpec]:
+        return [
+            PanelSpec(
+                (30, 30, 455, 640),
+                (("red", (120, 380)), ("blue", (360, 420))),
+                (Balloon(first, (150, 130), "speech", "red"), Balloon(second, (340, 250), "speech", "blue")),
+            ),
+            PanelSpec(
+                (515, 30, 455, 640),
+                (("green", (740, 420)),),
+                (Balloon(("STOP RIGHT", "THERE!"), (740, 200), "speech", "green"),),
+            ),
+        ]
+
+    mixed = _read(ocr, page(("Where are you", "going tonight?"), ("To the old mill,", "as I told you.")), 0)
+    capitals = _read(ocr, page(("WHERE ARE YOU", "GOING TONIGHT?"), ("TO THE OLD MILL,", "AS I TOLD YOU.")), 0)
+    assert [t.kind for t in mixed.texts] == ["speech", "speech", "shout"]
+    assert [t.kind for t in capitals.texts] == ["speech", "speech", "speech"]
+    assert mixed.texts[2].text == capitals.texts[2].text == "Stop right there!"
