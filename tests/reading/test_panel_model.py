@@ -151,3 +151,46 @@ def test_auto_routes_colour_pages_to_the_classical_detector() -> None:
     assert not any(is_colour_page(rgb) for _name, rgb in _sample_pages())
     # Greyscale stays greyscale in any mode: the same painted page without its colour is black-and-white.
     assert not is_colour_page(np.asarray(Image.open(SAMPLE_PAGE).convert("L").convert("RGB")))
+
+
+def test_the_panels_option_picks_the_finder(ocr: RapidOcrEngine) -> None:
+    """On the sample's first page the classical detector misses the top tier's bleed (3 panels of 4):
+    `--panels classical` reads the classical detector's boxes, `model` and `auto` (a black-and-white page) the
+    segmenter's, which are the annotated ones."""
+    rgb = dict(_sample_pages())["bj01_000008.jpg"]
+    page = PageImage(
+        index=0, source="sample", source_page_number=1, image_file="p.png", width_px=rgb.shape[1],
+        height_px=rgb.shape[0], sha256="",
+    )  # fmt: skip
+
+    def panels(mode: str) -> list[BBox]:
+        config = VisionConfig(layout="manga", panels=mode)  # type: ignore[arg-type]
+        return [p.bbox for p in read_page(rgb, page, config=config, manga_hint=True, ocr=ocr).panels]
+
+    classical, model, auto = panels("classical"), panels("model"), panels("auto")
+    assert sorted(classical) == sorted(detect_panels(rgb))
+    assert model == auto and len(model) == 4
+    scale = rgb.shape[1] / 1240
+    expected = [tuple(round(v * scale) for v in b) for b in _gt_pages()["bj01_000008.jpg"]]
+    assert all(iou(f, e) >= 0.5 for f, e in zip(model, expected, strict=True))  # type: ignore[arg-type]
+    assert len(classical) < len(expected)
+
+
+def test_auto_reads_a_colour_page_with_the_classical_boxes(ocr: RapidOcrEngine) -> None:
+    """The bundled Pepper&Carrot page: both finders see its five panels, a few pixels apart; `auto` keeps the
+    classical detector's boxes there (the segmenter finds no three panels more), `model` the segmenter's."""
+    from tests.conftest import SAMPLE_PAGE
+
+    rgb = np.asarray(Image.open(SAMPLE_PAGE).convert("RGB"))
+    page = PageImage(
+        index=0, source="sample", source_page_number=1, image_file="p.png", width_px=rgb.shape[1],
+        height_px=rgb.shape[0], sha256="",
+    )  # fmt: skip
+
+    def panels(mode: str) -> list[BBox]:
+        config = VisionConfig(panels=mode)  # type: ignore[arg-type]
+        return sorted(p.bbox for p in read_page(rgb, page, config=config, manga_hint=None, ocr=ocr).panels)
+
+    auto, classical, model = panels("auto"), panels("classical"), panels("model")
+    assert len(auto) == len(model) == 5
+    assert auto == classical != model
