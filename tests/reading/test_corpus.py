@@ -60,6 +60,9 @@ def test_chilling_tales_cover_and_ad_pages(ocr: RapidOcrEngine) -> None:
             px, py, pw, ph = panel.bbox
             assert px <= x and py <= y and x + w <= px + pw and y + h <= py + ph
     assert len(readings[4].panels) > 1
+    # The ad's print, set loose on light paper as balloon lettering with an open outline would be, is the
+    # narrator's to read, not somebody talking.
+    assert not [t.text for t in readings[1].texts if t.kind in ("speech", "shout")]
 
 
 def test_buster_bear_story_pages(ocr: RapidOcrEngine) -> None:
