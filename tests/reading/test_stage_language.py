@@ -57,3 +57,16 @@ def test_too_little_lettering_waits_for_more_pages(mixed: tuple[Book, BookReadin
     assert sum(len(t.text) for t in short.texts) < LANGUAGE_LETTERS
     assert decided_language(VisionConfig(), book, [short], every_page=False) is None
     assert decided_language(VisionConfig(), book, [short], every_page=True) == "en"
+
+
+def test_a_book_of_little_lettering_is_decided_by_all_of_it(mixed: tuple[Book, BookReading]) -> None:
+    # A Japanese book whose pages hold fewer than LANGUAGE_LETTERS letters between them: no page decides it, so
+    # all of its lettering does, once every page is read.
+    from comic_narrator.reading.stage import _language_in_order
+
+    book, reading = mixed
+    japanese = [p for p in reading.pages if p.texts and all(t.lang == "ja" for t in p.texts)]
+    assert japanese
+    short = [p.model_copy(update={"texts": [min(p.texts, key=lambda t: len(t.text))]}) for p in japanese]
+    assert sum(len(t.text) for p in short for t in p.texts) < LANGUAGE_LETTERS
+    assert _language_in_order(VisionConfig(), book, short) == "ja"
