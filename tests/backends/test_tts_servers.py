@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -196,6 +197,20 @@ def test_reference_recordings_from_the_config_are_sent_inline(tmp_path: Path) ->
             assert bank.engine_version("fish:captain") != before
 
 
+def test_the_openai_api_gives_the_bank_its_server_voices_beside_the_bundled_ones() -> None:
+    config = VoiceConfig(tts_server=None, tts_server_api="openai", tts_server_voices=("am_adam:en:male",))
+    with tts_server(ServerState()) as url, open_voice_bank(replace(config, tts_server=url)) as bank:
+        ids = [v.id for v in bank.voices()]
+        assert ids[0] == "openai:am_adam" and "en-joe" in ids
+        assert bank.synthesize("Good evening.", "openai:am_adam", Delivery()).duration_s > 0.3
+        # Lines go to the server as many at a time as it takes; a voice nobody offers is named with those that are.
+        assert bank.parallelism() == config.tts_server_concurrency > 1
+        with pytest.raises(EngineError, match=r"unknown voice 'nobody'; available voices: .*en-joe.*openai:am_adam"):
+            bank.synthesize("Hi.", "nobody", Delivery())
+    with open_voice_bank(VoiceConfig()) as bundled:
+        assert bundled.parallelism() == 0  # no server: one line per core, the caller's choice
+
+
 def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
     from comic_narrator.cli.options import reference_arg
     from comic_narrator.errors import InputError
@@ -207,9 +222,18 @@ def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
     wav.write_bytes(b"not audio at all")
     with pytest.raises(InputError, match="not a WAV"):
         load_references((("v", wav),))
+    riff = tone_wav("x", 200.0)
+    for other in (riff[:8] + b"AVI " + riff[12:], b"RIFX" + riff[4:]):  # a RIFF of video; a big-endian RIFX
+        wav.write_bytes(other)
+        with pytest.raises(InputError, match="not a WAV"):
+            load_references((("v", wav),))
     wav.write_bytes(tone_wav("x", 200.0))
     with pytest.raises(InputError, match=r"v\.txt"):
         load_references((("v", wav),))
+    (tmp_path / "v.txt").write_text(" \n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"v\.txt: the reference transcript is empty"):
+        load_references((("v", wav),))
+    (tmp_path / "v.txt").unlink()
     with pytest.raises(argparse.ArgumentTypeError, match=r"NAME=FILE\.wav"):
         reference_arg("no-equals-sign.wav")
     assert reference_arg("hero:en:male = a b.wav") == ("hero:en:male", Path("a b.wav"))
