@@ -336,3 +336,17 @@ def test_a_segment_encoded_otherwise_fails_the_join_naming_it(rendered: tuple, t
         mux_segments(output, jobs, FPS, next((work / SEGMENT_DIR).glob("audio-*.m4a")))
     assert failure.value.path == str(other)
     assert not output.exists()
+
+
+def test_jobs_sets_the_render_workers_and_zero_means_one_per_usable_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    from comic_narrator.video.render import worker_count
+
+    assert worker_count(RenderConfig(jobs=3)) == 3
+    assert worker_count(RenderConfig(jobs=0)) == len(os.sched_getaffinity(0))
+    # A process held to two cores (taskset, a container's cpuset) gets two workers, whatever the host has.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {4, 5})
+    assert worker_count(RenderConfig()) == 2
+    # Where the call does not exist (not Linux): the cores the system reports, at least one.
+    monkeypatch.delattr(os, "sched_getaffinity")
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert worker_count(RenderConfig()) == 1
