@@ -350,3 +350,26 @@ def test_jobs_sets_the_render_workers_and_zero_means_one_per_usable_core(monkeyp
     monkeypatch.delattr(os, "sched_getaffinity")
     monkeypatch.setattr(os, "cpu_count", lambda: None)
     assert worker_count(RenderConfig()) == 1
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_render_progress_counts_every_frame_as_the_workers_make_it(tmp_path: Path, jobs: int) -> None:
+    # With worker processes the frames are counted from what the workers send back while they render; with one
+    # worker, on its thread. Either way the render stage ends at the plan's frames, page by page.
+    import io
+    import json
+
+    from comic_narrator.progress import Progress
+
+    plan, book, audio = _job(tmp_path)
+    stream = io.StringIO()
+    config = RenderConfig(width_px=192, height_px=108, fps=FPS, segment_s=2.0, jobs=jobs)
+    render_video(
+        plan, book, tmp_path, config, audio, RATE_HZ, tmp_path / "out.mp4", Progress(stream=stream, as_json=True)
+    )
+    events = [json.loads(line) for line in stream.getvalue().splitlines()]
+    render = [e for e in events if e.get("event") == "progress" and e.get("stage") == "render"]
+    frames = sum(shot.frames for shot in plan.shots)
+    assert render[-1]["done"] == render[-1]["total"] == frames
+    # Frames are reported as they are made (the stream throttles what it prints), not once at the end.
+    assert any(0 < e["done"] < frames and e["detail"] == "page 1" for e in render)
