@@ -373,3 +373,16 @@ def test_render_progress_counts_every_frame_as_the_workers_make_it(tmp_path: Pat
     assert render[-1]["done"] == render[-1]["total"] == frames
     # Frames are reported as they are made (the stream throttles what it prints), not once at the end.
     assert any(0 < e["done"] < frames and e["detail"] == "page 1" for e in render)
+
+
+def test_one_worker_renders_each_page_from_its_own_art(tmp_path: Path) -> None:
+    # With --jobs 1 the segments render on one thread that keeps the last page's image loaded: the second page's
+    # segments must show the second page (here the first one mirrored), each frame what the plan renders for it.
+    from dataclasses import replace
+
+    plan, book, audio = _job(tmp_path)
+    render_video(plan, book, tmp_path, replace(SMALL, jobs=1), audio, RATE_HZ, tmp_path / "out.mp4")
+    decoded = _decoded_luma(tmp_path / "out.mp4")
+    reference = _reference_luma(plan, book, tmp_path)
+    assert len(decoded) == len(reference)
+    assert max(float(np.abs(d - r).mean()) for d, r in zip(decoded, reference, strict=True)) < 4.0
