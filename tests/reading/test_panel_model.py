@@ -23,6 +23,7 @@ from comic_narrator.reading.panel_model import detect_panels_learned, model_path
 from comic_narrator.reading.panels import detect_panels
 from comic_narrator.reading.reader import read_page
 from tests.conftest import REPO
+from tests.reading.conftest import page_for
 
 ANNOTATIONS = REPO / "training" / "panels" / "annotations"
 SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
@@ -153,21 +154,18 @@ def test_auto_routes_colour_pages_to_the_classical_detector() -> None:
     assert not is_colour_page(np.asarray(Image.open(SAMPLE_PAGE).convert("L").convert("RGB")))
 
 
+def _panels_read(rgb: npt.NDArray[np.uint8], mode: str, ocr: RapidOcrEngine, manga: bool | None) -> list[BBox]:
+    """The panels read_page gives the page under ``--panels mode``, in reading order."""
+    config = VisionConfig(layout="manga" if manga else "auto", panels=mode)  # type: ignore[arg-type]
+    return [p.bbox for p in read_page(rgb, page_for(rgb), config=config, manga_hint=manga, ocr=ocr).panels]
+
+
 def test_the_panels_option_picks_the_finder(ocr: RapidOcrEngine) -> None:
     """On the sample's first page the classical detector misses the top tier's bleed (3 panels of 4):
     `--panels classical` reads the classical detector's boxes, `model` and `auto` (a black-and-white page) the
     segmenter's, which are the annotated ones."""
     rgb = dict(_sample_pages())["bj01_000008.jpg"]
-    page = PageImage(
-        index=0, source="sample", source_page_number=1, image_file="p.png", width_px=rgb.shape[1],
-        height_px=rgb.shape[0], sha256="",
-    )  # fmt: skip
-
-    def panels(mode: str) -> list[BBox]:
-        config = VisionConfig(layout="manga", panels=mode)  # type: ignore[arg-type]
-        return [p.bbox for p in read_page(rgb, page, config=config, manga_hint=True, ocr=ocr).panels]
-
-    classical, model, auto = panels("classical"), panels("model"), panels("auto")
+    classical, model, auto = (_panels_read(rgb, mode, ocr, True) for mode in ("classical", "model", "auto"))
     assert sorted(classical) == sorted(detect_panels(rgb))
     assert model == auto and len(model) == 4
     scale = rgb.shape[1] / 1240
@@ -182,15 +180,6 @@ def test_auto_reads_a_colour_page_with_the_classical_boxes(ocr: RapidOcrEngine) 
     from tests.conftest import SAMPLE_PAGE
 
     rgb = np.asarray(Image.open(SAMPLE_PAGE).convert("RGB"))
-    page = PageImage(
-        index=0, source="sample", source_page_number=1, image_file="p.png", width_px=rgb.shape[1],
-        height_px=rgb.shape[0], sha256="",
-    )  # fmt: skip
-
-    def panels(mode: str) -> list[BBox]:
-        config = VisionConfig(panels=mode)  # type: ignore[arg-type]
-        return sorted(p.bbox for p in read_page(rgb, page, config=config, manga_hint=None, ocr=ocr).panels)
-
-    auto, classical, model = panels("auto"), panels("classical"), panels("model")
+    auto, classical, model = (sorted(_panels_read(rgb, mode, ocr, None)) for mode in ("auto", "classical", "model"))
     assert len(auto) == len(model) == 5
     assert auto == classical != model

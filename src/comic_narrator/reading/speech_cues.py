@@ -63,9 +63,7 @@ def says_a_sentence(text: str) -> bool:
     beside hiragana: それがこの国の夜だ), or closes on a sentence-final particle after a word (スゴイな, 行くぞ).
     A sound word (ドドド, ガーン!!) does none of these."""
     stripped = text.strip()
-    if speech_register(stripped) == "polite" or called_names(stripped):
-        return True
-    if _KANJI_WITH_KANA.search(stripped):
+    if speech_register(stripped) == "polite" or called_names(stripped) or _KANJI_WITH_KANA.search(stripped):
         return True
     return any(_closes_on_a_particle(part) for part in re.split(r"[!?！？…‥.。\s]+(?=\S)", stripped))
 
