@@ -386,3 +386,20 @@ def test_one_worker_renders_each_page_from_its_own_art(tmp_path: Path) -> None:
     reference = _reference_luma(plan, book, tmp_path)
     assert len(decoded) == len(reference)
     assert max(float(np.abs(d - r).mean()) for d, r in zip(decoded, reference, strict=True)) < 4.0
+
+
+def test_the_join_removes_segments_and_audio_of_older_keys(tmp_path: Path) -> None:
+    # A rerun whose plan changed leaves the old segments behind; the join keeps only what this video is made of,
+    # so a work folder does not grow by a book's video at every edit.
+    from dataclasses import replace
+
+    plan, book, audio = _job(tmp_path)
+    folder = tmp_path / SEGMENT_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    stale = [folder / "page-0001-0000-0123456789abcdef.mp4", folder / "audio-older.m4a", folder / ".x.part.mp4"]
+    for path in stale:
+        path.write_bytes(b"old")
+    render_video(plan, book, tmp_path, replace(SMALL, jobs=1), audio, RATE_HZ, tmp_path / "out.mp4")
+    assert not any(path.exists() for path in stale)
+    segments = plan_segments(plan, {p.index: p.sha256 for p in book.pages}, SMALL)
+    assert sorted(_segment_mtimes(tmp_path)) == sorted(Path(s.file_name).name for s in segments)
