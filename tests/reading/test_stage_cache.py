@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -55,8 +56,6 @@ def test_a_reader_crash_on_one_page_is_a_warning_and_the_rest_is_read(
 ) -> None:
     # A reader bug on one odd page (here injected on the second of two copies of the sample) must not lose the
     # book: `read` warns with the page and the error, shows that page unread, and reads the others.
-    import json
-
     from comic_narrator.reading import reader
 
     book = tmp_path / "book"
@@ -84,8 +83,6 @@ def test_comic_info_says_the_language_a_wordless_book_cannot(
 ) -> None:
     # Two wordless pages of panels: nothing to tell the language by but ComicInfo's LanguageISO, which stands in
     # for --lang auto (a Japanese book's wordless pages then read right to left).
-    import json
-
     from PIL import Image
 
     from tests.reading.synthetic import PanelSpec, draw_page

@@ -51,9 +51,16 @@ PAGE_2 = [
 ]
 
 
-def _read(ocr: RapidOcrEngine, panels: list[PanelSpec], index: int):  # type: ignore[no-untyped-def]
-    image = np.ascontiguousarray(draw_page(panels))
-    return read_page(image, page_for(image, index), config=VisionConfig(), manga_hint=None, ocr=ocr)
+def _read(  # type: ignore[no-untyped-def]
+    ocr: RapidOcrEngine, panels: list[PanelSpec], index: int, loose: tuple[tuple[tuple[int, int], str, int], ...] = ()
+):
+    """The drawn page read; ``loose``: lettering drawn straight on it, no balloon ((x, y), text, font size)."""
+    image = Image.fromarray(draw_page(panels))
+    draw = ImageDraw.Draw(image)
+    for xy, text, size in loose:
+        draw.text(xy, text, fill=(0, 0, 0), font=ImageFont.load_default(size=size))
+    drawn = np.ascontiguousarray(np.asarray(image))
+    return read_page(drawn, page_for(drawn, index), config=VisionConfig(), manga_hint=None, ocr=ocr)
 
 
 def test_kinds_order_and_sentence_case(ocr: RapidOcrEngine) -> None:
@@ -95,13 +102,8 @@ def test_a_title_above_the_panels_is_read_first_and_loose_print_below_them_last(
             (Balloon(("TO THE OLD MILL.",), (330, 900), "speech", "blue"),),
         ),
     ]
-    page = draw_page(panels)
-    image = Image.fromarray(page)
-    draw = ImageDraw.Draw(image)
-    draw.text((190, 40), "THE OLD MILL", fill=(0, 0, 0), font=ImageFont.load_default(size=90))
-    draw.text((300, 1310), "AND SO THEY WENT HOME AT LAST", fill=(0, 0, 0), font=ImageFont.load_default(size=30))
-    drawn = np.ascontiguousarray(np.asarray(image))
-    reading = read_page(drawn, page_for(drawn, 0), config=VisionConfig(), manga_hint=None, ocr=ocr)
+    title, after = ((190, 40), "THE OLD MILL", 90), ((300, 1310), "AND SO THEY WENT HOME AT LAST", 30)
+    reading = _read(ocr, panels, 0, (title, after))
     letters = [normalise_letters(t.text) for t in reading.texts]
     assert len(reading.panels) == 2 and len(reading.texts) == 4
     assert letters[0] == "theoldmill" and reading.texts[0].panel == -1
@@ -132,14 +134,12 @@ def test_loose_lettering_in_a_panel_is_speech_unless_it_spans_the_panel(ocr: Rap
         PanelSpec((30, 30, 940, 640), (("red", (250, 420)),), ()),
         PanelSpec((30, 700, 940, 670), (("blue", (720, 1080)),), ()),
     ]
-    image = Image.fromarray(draw_page(panels))
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=30)
-    draw.text((520, 150), "WAIT FOR ME,", fill=(0, 0, 0), font=font)
-    draw.text((530, 190), "PLEASE", fill=(0, 0, 0), font=font)
-    draw.text((70, 740), "MEANWHILE THE RIVER ROSE QUIETLY ALL NIGHT LONG", fill=(0, 0, 0), font=font)
-    drawn = np.ascontiguousarray(np.asarray(image))
-    reading = read_page(drawn, page_for(drawn, 0), config=VisionConfig(), manga_hint=None, ocr=ocr)
+    loose = (
+        ((520, 150), "WAIT FOR ME,", 30),
+        ((530, 190), "PLEASE", 30),
+        ((70, 740), "MEANWHILE THE RIVER ROSE QUIETLY ALL NIGHT LONG", 30),
+    )
+    reading = _read(ocr, panels, 0, loose)
     assert [(normalise_letters(t.text), t.panel, t.kind) for t in reading.texts] == [
         ("waitformeplease", 0, "speech"),
         ("meanwhiletheriverrosequietlyallnightlong", 1, "caption"),

@@ -3,12 +3,15 @@ renders only the segments that are missing. Real pages, real libx264 (PyAV), sma
 
 from __future__ import annotations
 
+import io
 import itertools
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import av
@@ -19,11 +22,12 @@ import pytest
 from comic_narrator.artifacts import Book, BookReading, CameraPlan, PageImage, PageReading, Panel, ShotTiming, Timing
 from comic_narrator.config import RenderConfig
 from comic_narrator.errors import EngineError, InputError
+from comic_narrator.progress import Progress
 from comic_narrator.video.camera import plan_camera
 from comic_narrator.video.color import ycbcr_of
 from comic_narrator.video.frames import PagePyramid
 from comic_narrator.video.mux import mux_segments
-from comic_narrator.video.render import render_video
+from comic_narrator.video.render import render_video, worker_count
 from comic_narrator.video.segments import SEGMENT_DIR, iter_segment_frames, plan_segments
 from comic_narrator.workdir import file_sha256, write_artifact
 from tests.conftest import REPO, SAMPLE_PAGE
@@ -339,8 +343,6 @@ def test_a_segment_encoded_otherwise_fails_the_join_naming_it(rendered: tuple, t
 
 
 def test_jobs_sets_the_render_workers_and_zero_means_one_per_usable_core(monkeypatch: pytest.MonkeyPatch) -> None:
-    from comic_narrator.video.render import worker_count
-
     assert worker_count(RenderConfig(jobs=3)) == 3
     assert worker_count(RenderConfig(jobs=0)) == len(os.sched_getaffinity(0))
     # A process held to two cores (taskset, a container's cpuset) gets two workers, whatever the host has.
@@ -356,11 +358,6 @@ def test_jobs_sets_the_render_workers_and_zero_means_one_per_usable_core(monkeyp
 def test_render_progress_counts_every_frame_as_the_workers_make_it(tmp_path: Path, jobs: int) -> None:
     # With worker processes the frames are counted from what the workers send back while they render; with one
     # worker, on its thread. Either way the render stage ends at the plan's frames, page by page.
-    import io
-    import json
-
-    from comic_narrator.progress import Progress
-
     plan, book, audio = _job(tmp_path)
     stream = io.StringIO()
     config = RenderConfig(width_px=192, height_px=108, fps=FPS, segment_s=2.0, jobs=jobs)
@@ -378,8 +375,6 @@ def test_render_progress_counts_every_frame_as_the_workers_make_it(tmp_path: Pat
 def test_one_worker_renders_each_page_from_its_own_art(tmp_path: Path) -> None:
     # With --jobs 1 the segments render on one thread that keeps the last page's image loaded: the second page's
     # segments must show the second page (here the first one mirrored), each frame what the plan renders for it.
-    from dataclasses import replace
-
     plan, book, audio = _job(tmp_path)
     render_video(plan, book, tmp_path, replace(SMALL, jobs=1), audio, RATE_HZ, tmp_path / "out.mp4")
     decoded = _decoded_luma(tmp_path / "out.mp4")
@@ -391,8 +386,6 @@ def test_one_worker_renders_each_page_from_its_own_art(tmp_path: Path) -> None:
 def test_the_join_removes_segments_and_audio_of_older_keys(tmp_path: Path) -> None:
     # A rerun whose plan changed leaves the old segments behind; the join keeps only what this video is made of,
     # so a work folder does not grow by a book's video at every edit.
-    from dataclasses import replace
-
     plan, book, audio = _job(tmp_path)
     folder = tmp_path / SEGMENT_DIR
     folder.mkdir(parents=True, exist_ok=True)
