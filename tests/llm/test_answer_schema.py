@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 import numpy as np
@@ -18,10 +19,12 @@ from comic_narrator.reading.llm_reader import (
     answer_char_bound,
     answer_schema,
     answer_violations,
+    describe_regions,
     page_request,
     refine_with_llm,
     text_bound,
 )
+from comic_narrator.reading.llm_views import View
 from tests.conftest import SAMPLE_PAGE
 from tests.llm.chat_server import chat_server
 
@@ -60,11 +63,30 @@ def test_the_bound_is_the_longest_answer_the_schema_admits(sample_reading: PageR
     longest = _longest_answer(schema)
     assert answer_violations(longest, schema) == []
     assert answer_char_bound(schema) == len(json.dumps(longest, separators=(",", ":"), ensure_ascii=False))
-    # One character, item or region more is outside the schema, so the engine never lets it through.
-    first = longest["texts"][0]
-    assert answer_violations({**longest, "texts": [{**first, "text": first["text"] + "x"}]}, schema)
+    # One character, item, region or key more (or a key fewer) is outside the schema, so the engine never lets
+    # it through; each change alone, the rest of the answer as admitted.
+    first, *rest = longest["texts"]
+    assert answer_violations({**longest, "texts": [{**first, "text": first["text"] + "x"}, *rest]}, schema) == [
+        f"answer.texts[0].text: {len(first['text']) + 1} characters, more than {len(first['text'])}"
+    ]
     assert answer_violations({**longest, "texts": [*longest["texts"], first]}, schema)
-    assert answer_violations({**longest, "texts": [{**first, "index": len(sample_reading.texts)}]}, schema)
+    assert answer_violations({**longest, "texts": [{**first, "index": len(sample_reading.texts)}, *rest]}, schema)
+    assert answer_violations({**longest, "texts": [{**first, "extra": None}, *rest]}, schema)
+    assert answer_violations({key: value for key, value in longest.items() if key != "scene"}, schema)
+
+
+def test_the_regions_described_to_the_model(sample_reading: PageReading) -> None:
+    """Positions as a share of what the image shows: the page, a panel's crop, or the print outside the panels;
+    a view with no region says so rather than listing nothing."""
+    story = [i for i, text in enumerate(sample_reading.texts) if text.kind != "furniture"]
+    whole = describe_regions(sample_reading)
+    assert "position as % of the page" in whole and "The image is" not in whole
+    assert [int(m.group(1)) for m in re.finditer(r"^\[(\d+)\]", whole, re.M)] == story
+    width, height = sample_reading.width, sample_reading.height
+    outside = View((0, 0, width, height), story[:1], panel=0)
+    assert "The image is the part of the page outside its panels." in describe_regions(sample_reading, outside)
+    assert describe_regions(sample_reading, View((0, 0, width, height), [], panel=1)).endswith("(none found)")
+    assert "(none found)" not in whole
 
 
 def test_the_page_schema_names_its_story_regions_and_fits_their_text(sample_reading: PageReading) -> None:
@@ -107,6 +129,9 @@ def test_an_answer_outside_the_schema_is_reported_and_confined(
     with chat_server("off-schema") as (url, _state), caplog.at_level(logging.WARNING, logger="comic_narrator"):
         merged = refine_with_llm(rgb, sample_reading, OpenAIChatClient(LlmConfig(base_url=url)), 1536)
     assert "breaks the JSON schema it was asked with" in caplog.text and "999" in caplog.text
+    # The first three of its breaches are named and the rest counted (an invented region and key, two settings
+    # outside the list, one setting too many).
+    assert re.search(r"\(([^;]+; ){3}[1-9]\d* more\); does the server enforce", caplog.text), caplog.text
     assert len(merged.texts) == len(sample_reading.texts)
     assert not [text for text in merged.texts if "Ignore previous" in text.text]
     # A setting outside the list, and the same one twice, are dropped; the listed one is kept.

@@ -39,6 +39,8 @@ def test_page_and_panel_requests_carry_the_page_and_each_panels_crop(
     with chat_server() as (url, state):
         page = _read(work, url, capsys)
         assert state.image_sizes == [(local.width, local.height)]
+        whole = state.requests[0]["messages"][1]["content"][1]["text"]
+        assert "The image is" not in whole and "position as % of the page" in whole
         panels = _read(work, url, capsys, "--llm-granularity", "panel")
         # One request per panel with lettering, each carrying that panel's crop (under the 1536 px cap, as sent).
         crops = state.image_sizes[1:]
@@ -48,6 +50,8 @@ def test_page_and_panel_requests_carry_the_page_and_each_panels_crop(
         for request, view in zip(state.requests[1:], views, strict=True):
             prompt = request["messages"][1]["content"][1]["text"]
             assert [int(m.group(1)) for m in REGION.finditer(prompt)] == view.indices
+            shows = f"panel {view.panel} of {len(local.panels)} of the page" if view.panel else "the part"
+            assert f"The image is {shows}" in prompt and f"position as % of {shows}" in prompt
             assert request["response_format"]["json_schema"]["schema"]["properties"]["texts"]["minItems"] == len(
                 view.indices
             )
