@@ -128,3 +128,19 @@ def test_key_parts_are_documented_in_the_readme() -> None:
             for part in entry.key_parts:
                 assert part in row, (entry.name, part)
     assert stage("join").key_parts[0] == "the timeline"
+
+
+def test_a_folders_book_key_follows_its_pages_names_and_bytes(tmp_path: Path) -> None:
+    """A folder of pages is keyed by every file's name and bytes: an edited or renamed page is a new book."""
+    folder = tmp_path / "book"
+    (folder / "ch1").mkdir(parents=True)
+    shutil.copy(SAMPLE_PAGE, folder / "ch1" / "001.jpg")
+    (folder / "002.png").write_bytes(b"not yet a page")
+    config = IngestConfig()
+    key = book_key(folder, config)
+    assert book_key(folder, config) == key
+    (folder / "002.png").write_bytes(b"another page")
+    edited = book_key(folder, config)
+    (folder / "002.png").rename(folder / "003.png")
+    renamed = book_key(folder, config)
+    assert len({key, edited, renamed}) == 3

@@ -225,6 +225,16 @@ def test_draft_keeps_the_aspect_at_a_fraction_of_the_pixels() -> None:
         assert draft.fps == 12 and draft.crf > RenderConfig.crf and draft.preset == RenderConfig.preset
 
 
+@pytest.mark.parametrize(("size_px", "draft_px"), [((1366, 768), (848, 480)), ((1001, 1000), (480, 480))])
+def test_a_frame_with_no_exact_small_size_drafts_near_its_aspect(
+    size_px: tuple[int, int], draft_px: tuple[int, int]
+) -> None:
+    """A library caller's own frame (1366x768 has no exact smaller size whose sides divide by 4; 1001x1000 has no
+    smaller size at all): each side rounded to a multiple of 16 at the draft's short side."""
+    draft = RenderConfig(width_px=size_px[0], height_px=size_px[1]).draft()
+    assert (draft.width_px, draft.height_px) == draft_px
+
+
 def _with_speaker(x: float, y: float, panel: int = 0) -> BookReading:
     from comic_narrator.artifacts import TextRegion
 
