@@ -235,3 +235,79 @@ def test_plan_calibrated_on_a_vision_boot_counts_the_encoder_once(
     encoder = next(line for line in data["budget"] if line["item"] == "image encoder profiling")
     assert encoder["note"] == "1 max-size image(s)"
     assert data["kv_cache_gib"] == pytest.approx(66.50, abs=0.1)
+
+
+def _budget(data: dict[str, object], item: str) -> dict[str, object]:
+    budget = data["budget"]
+    assert isinstance(budget, list)
+    return next(entry for entry in budget if entry["item"] == item)
+
+
+def test_plan_by_hand_needs_every_size_and_defaults_its_length(capsys: pytest.CaptureFixture[str]) -> None:
+    hand = ["plan", "--gpu-memory", "24GiB", "--layers", "32", "--kv-heads", "8", "--head-dim", "128"]
+    for missing in ("--layers", "--kv-heads", "--head-dim"):
+        at = hand.index(missing)
+        assert main([*hand[:at], *hand[at + 2 :], "--weights", "16GB"]) == 2, missing
+        assert capsys.readouterr().err.startswith("error: say which model")
+    assert main([*hand, "--weights", "16.06GB", "--json"]) == 0
+    # Without --max-model-len a model given by hand is planned at 8,192 tokens.
+    assert "x at 8,192" in str(_budget(json.loads(capsys.readouterr().out), "KV cache")["note"])
+
+
+def test_plan_weights_given_override_the_model_folders(nemotron: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_nemotron_plan(nemotron, "0.6", "--json")) == 0
+    estimated = _budget(json.loads(capsys.readouterr().out), "weights")
+    main(_nemotron_plan(nemotron, "0.6", "--weights", "40GiB", "--json"))
+    given = _budget(json.loads(capsys.readouterr().out), "weights")
+    assert given["bytes"] == 40 * 2**30 != estimated["bytes"] and given["basis"] == "given"
+
+
+@pytest.mark.parametrize("value", ['{"image": "two"}', "[2]", "two"])
+def test_plan_images_per_prompt_is_a_number_or_vllms_json(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as usage:
+        main(["plan", "--gpu-memory", "24GiB", "--limit-mm-per-prompt", value])
+    assert usage.value.code == 2
+    assert f"expected JSON such as '{{\"image\": 2}}', got {value!r}" in capsys.readouterr().err
+
+
+def test_plan_calibrated_on_a_log_without_its_figures_says_so(
+    nemotron: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "short.log"
+    # A boot log cut before vLLM measured its KV cache: the weights line alone cannot calibrate a plan.
+    lines = (LOGS / "b-bt4096.log").read_text(encoding="utf-8").splitlines()
+    log.write_text("\n".join(line for line in lines if "Available KV cache memory" not in line) + "\n")
+    assert main(_nemotron_plan(nemotron, "0.6", "--calibrate", str(log))) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {log}: this log has no 'Model loading took' / 'Available KV cache memory' lines\n"
+
+
+def test_doctor_on_a_log_cut_short_without_an_error_finds_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A boot still loading when the log was copied is not a failure (exit 0): nothing died."""
+    lines = (LOGS / "b-bt4096.log").read_text(encoding="utf-8").splitlines()
+    log = tmp_path / "loading.log"
+    log.write_text("\n".join(lines[: len(lines) // 4]) + "\n")
+    assert main(["doctor", str(log)]) == 0
+    assert "FAILURE" not in capsys.readouterr().out
+
+
+def test_status_with_nothing_up(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stack = tmp_path / "stack.yaml"
+    stack.write_text(
+        yaml.safe_dump(
+            {"state_dir": str(tmp_path / "state"), "llm": {"command": ["vllm"], "url": "http://127.0.0.1:9"}}
+        ),
+        encoding="utf-8",
+    )
+    assert main(["status", str(stack)]) == 1
+    assert capsys.readouterr().out == "nothing is up (no state file)\n"
+
+
+def test_plan_exits_1_when_vllm_boots_but_the_voices_do_not_fit_beside_it(
+    nemotron: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_nemotron_plan(nemotron, "0.6", "--tts-footprint", "70GiB", "--json")) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["boots"] is True and data["fits"] is False

@@ -20,8 +20,9 @@ from PIL import Image
 
 from comic_narrator.cli import main
 from comic_narrator.config import IngestConfig
-from comic_narrator.errors import UnsafeArchiveError
+from comic_narrator.errors import InputError, UnsafeArchiveError
 from comic_narrator.ingest.book import ingest_book
+from comic_narrator.ingest.images import decode_image
 from tests.conftest import SAMPLE_PAGE
 
 
@@ -210,6 +211,9 @@ def test_huge_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (b"Chapter 1, page 1\nThe panels go here.\n", "it is text, not an image"),
         (b"\n<!DOCTYPE html>\n<html><body>Sign in to continue</body></html>", "web page (HTML)"),
         (b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>', "SVG drawing; export it as PNG"),
+        (b"<html><head><title>404 Not Found</title></head></html>", "web page (HTML)"),
+        (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>', "SVG drawing; export it as PNG"),
+        (b'<?xml version="1.0"?>\n<ComicInfo><Title>One</Title></ComicInfo>', "it is text, not an image"),
         (bytes(range(200, 256)) * 4, "no image format starts with the bytes c8 c9 ca"),
     ],
 )
@@ -306,3 +310,9 @@ def test_output_in_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert len(err.splitlines()) == 1
     assert "does not exist" in err and str(target) in err
     assert not (tmp_path / "no").exists()
+
+
+def test_an_empty_page_inside_a_book_is_named_as_empty() -> None:
+    """An archive's zero-byte member reaches the decoder itself (the input file is not empty)."""
+    with pytest.raises(InputError, match=r"^book\.cbz:003\.jpg: the image file is empty$"):
+        decode_image(b"", source="book.cbz:003.jpg", max_pixels=10**8)
