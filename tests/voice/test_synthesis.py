@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
 from comic_narrator.artifacts import Cast, CastMember, Script, ScriptLine
+from comic_narrator.backends.protocols import Delivery, Speech
 from comic_narrator.config import VoiceConfig
 from comic_narrator.progress import SILENT
-from comic_narrator.voice.synthesis import default_jobs, synthesize_script
+from comic_narrator.voice.synthesis import default_jobs, synthesize_script, synthesize_with_bank
+from comic_narrator.voice.voicebank import open_voice_bank
 
 
 def _script(*texts: str) -> Script:
@@ -97,3 +100,25 @@ def test_a_cached_clip_cut_short_is_voiced_again(tmp_path: Path) -> None:
 def test_jobs_zero_means_one_per_core() -> None:
     assert default_jobs(VoiceConfig(jobs=0)) == max(1, os.cpu_count() or 1)
     assert default_jobs(VoiceConfig(jobs=3)) == 3
+
+
+def test_a_stopped_page_voices_no_line_it_has_not_started(tmp_path: Path) -> None:
+    """The stream sets ``stop`` when the run fails or is interrupted while a page is being voiced: the lines under
+    way finish (their clips stay cached), the rest are left out, so the run ends without voicing a whole page."""
+    stop = threading.Event()
+    said: list[str] = []
+    with open_voice_bank(VoiceConfig(jobs=1)) as bank:
+        real = bank.synthesize
+
+        def synthesize(text: str, voice_id: str, delivery: Delivery) -> Speech:
+            said.append(text)
+            if len(said) == 2:
+                stop.set()
+            return real(text, voice_id, delivery)
+
+        bank.synthesize = synthesize  # type: ignore[method-assign]
+        script = _script("One.", "Two.", "Three.", "Four.")
+        clips = synthesize_with_bank(script, CAST, VoiceConfig(jobs=1), tmp_path / "clips", SILENT, bank, stop)
+    assert said == ["One.", "Two."]
+    assert [clip.line_id for clip in clips] == ["p001-t00", "p001-t01"]
+    assert len(list((tmp_path / "clips").glob("*.wav"))) == 2

@@ -2,17 +2,22 @@
 
 Per page, in book order: read (on the executor's read workers, a few pages ahead) -> speakers linked into the
 book's characters -> its script lines -> new characters cast -> voiced -> timed -> camera -> its video segments
-handed to the renderer's processes. What needs the whole book is decided online or in a light last pass:
-the language at the first page with enough text (pages before it wait, they hold no lines), each character's
-voice when it first speaks (kept for the book), the loudness from per-page block powers (BS.1770 blocks, a few
-numbers a second) so the audio is mastered page by page at the end and never held whole in memory.
+handed to the renderer's processes. A page's lines go to the voices as soon as it is cast, while the page before
+it is still being voiced (VOICED_PAGES_AT_ONCE), so a page of one or two lines leaves no voice idle. What needs
+the whole book is decided online or in a light last pass: the language at the first page with enough text (pages
+before it wait, they hold no lines), each character's voice when it first speaks (kept for the book), the
+loudness from per-page block powers (BS.1770 blocks, a few numbers a second) so the audio is mastered page by
+page at the end and never held whole in memory.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -51,6 +56,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("comic_narrator")
 
+VOICED_PAGES_AT_ONCE = 2
+"""Pages whose lines are being voiced at once: the page being finished and the next one. With one, each page's
+lines waited for the last line of the page before (on an H100 the voices' four slots stood half empty at every
+page of one or two lines, and the book's voices ended 8-13 s after its reading); more would let later pages take
+the voices from the one the video waits for."""
+
 
 @dataclass
 class PageWork:
@@ -79,7 +90,7 @@ class Streamed:
     characters: BookCharacters
     failures: list[str]
     voice_busy_s: float = 0.0
-    """Seconds spent voicing pages (the rest of the stream's wall time went to reading and waiting)."""
+    """Seconds spent voicing pages, each page's own (two pages' voices may overlap)."""
 
 
 class ScriptSource:
@@ -151,21 +162,29 @@ class OnlineCasting:
         return self.cast
 
 
+Voiced = tuple[list[Clip], str | None, float]
+"""A page's clips, the failure that replaced them (``--keep-going``), and the seconds its voicing took."""
+
+
 def _voice_page(
-    work: PageWork, script: Script, cast: Cast, run: RunConfig, bank: VoiceBank, keep_going: bool
-) -> tuple[list[Clip], str | None]:
+    work: PageWork, script: Script, cast: Cast, run: RunConfig, bank: VoiceBank, stop: threading.Event
+) -> Voiced:
+    """The page's clips, or the failure that replaces them with ``keep_going``; and the seconds it took."""
     from comic_narrator.voice.synthesis import synthesize_with_bank
 
     if not work.lines:
-        return [], None
+        return [], None, 0.0
+    started = time.perf_counter()
     page_script = Script(lang=script.lang, lines=work.lines)
     try:
-        return synthesize_with_bank(page_script, cast, run.voice, run.work_dir / "clips", SILENT, bank), None
+        clips = synthesize_with_bank(page_script, cast, run.voice, run.work_dir / "clips", SILENT, bank, stop)
+        return clips, None, time.perf_counter() - started
     except (ComicNarratorError, OSError, RuntimeError, ValueError) as exc:
-        if not keep_going:
+        if not run.keep_going:
             raise
         log.exception("voicing page %s failed", work.image.index + 1)
-        return [], f"page {work.image.index + 1} ({work.image.source}): voicing failed: {exc}"
+        failure = f"page {work.image.index + 1} ({work.image.source}): voicing failed: {exc}"
+        return [], failure, time.perf_counter() - started
 
 
 def stream_pages(
@@ -234,7 +253,13 @@ def stream_pages(
 
     book_vision = vision_for_book(run.vision, header)
 
+    pending: deque[tuple[PageWork, Future[Voiced], Literal["en", "ja"]]] = deque()  # sent to the voices, in order
+    voice_pool = ThreadPoolExecutor(VOICED_PAGES_AT_ONCE, thread_name_prefix="voice-page")
+    stop = threading.Event()  # set when the stream ends early: the pages' lines not started yet are left out
+
     def voice_through(work: PageWork, lang_now: Literal["en", "ja"]) -> None:
+        """The page's lines written, cast and sent to the voices; then every page before it whose voices are
+        done, or that keeps a later page from being voiced, is finished."""
         if given_reading is None:  # a wordless page reads the way its book does, once the book's language is known
             work.reading = follow_book_direction(work.reading, lang_now, book_vision, header.manga_hint)
         work.lines = source.lines_for(work.reading, run)
@@ -245,9 +270,15 @@ def stream_pages(
             return
         cast = casting.add(work.lines, lang_now)
         page_script = Script(lang=lang_now, lines=work.lines)
-        started = time.perf_counter()
-        clips, failure = _voice_page(work, page_script, cast, run, engines.bank, run.keep_going)
-        voice_busy[0] += time.perf_counter() - started
+        voice = voice_pool.submit(_voice_page, work, page_script, cast, run, engines.bank, stop)
+        pending.append((work, voice, lang_now))
+        while len(pending) >= VOICED_PAGES_AT_ONCE or (pending and pending[0][1].done()):
+            finish(*pending.popleft())
+
+    def finish(work: PageWork, voice: Future[Voiced], lang_now: Literal["en", "ja"]) -> None:
+        """The page once its voices are back: timed, framed, handed to the renderer and the book's audio."""
+        clips, failure, seconds = voice.result()
+        voice_busy[0] += seconds
         if failure is not None:
             failures.append(failure)
             characters.add_lines(work.lines, removed=True)
@@ -270,26 +301,32 @@ def stream_pages(
         if on_voiced is not None:
             on_voiced(work, lang_now)
 
-    for image, reading, failure in readings():
-        if failure is not None:
-            if not run.keep_going:
-                raise PageError(f"{failure}; --keep-going narrates the other pages")
-            failures.append(failure)
-        reading = characters.add_page(reading)
-        work = PageWork(image=image, reading=reading)
-        if lang is None:
-            waiting.append(work)
-            lang = decided_language(run.vision, header, [w.reading for w in waiting], feed.is_last(image.index))
+    try:
+        for image, reading, failure in readings():
+            if failure is not None:
+                if not run.keep_going:
+                    raise PageError(f"{failure}; --keep-going narrates the other pages")
+                failures.append(failure)
+            reading = characters.add_page(reading)
+            work = PageWork(image=image, reading=reading)
             if lang is None:
-                continue
-            for held in waiting:
-                voice_through(held, "ja" if lang == "ja" else "en")
-            waiting.clear()
-        else:
-            voice_through(work, "ja" if lang == "ja" else "en")
-    book_lang: Literal["en", "ja"] = "ja" if lang == "ja" else "en"
-    for held in waiting:  # only when the book has no pages
-        voice_through(held, book_lang)
+                waiting.append(work)
+                lang = decided_language(run.vision, header, [w.reading for w in waiting], feed.is_last(image.index))
+                if lang is None:
+                    continue
+                for held in waiting:
+                    voice_through(held, "ja" if lang == "ja" else "en")
+                waiting.clear()
+            else:
+                voice_through(work, "ja" if lang == "ja" else "en")
+        book_lang: Literal["en", "ja"] = "ja" if lang == "ja" else "en"
+        for held in waiting:  # only when the book has no pages
+            voice_through(held, book_lang)
+        while pending:
+            finish(*pending.popleft())
+    finally:  # on a failure or Ctrl-C, lines being voiced end (their clips stay cached) and no other starts
+        stop.set()
+        voice_pool.shutdown(wait=True, cancel_futures=True)
     book_reading = BookReading(source=header.source, lang=book_lang, pages=[w.reading for w in done])
     if given_reading is not None:
         book_reading = given_reading

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,9 +126,16 @@ def _voice_line(job: LineJob, bank: VoiceBank, work_dir: Path) -> Clip:
 
 
 def synthesize_with_bank(
-    script: Script, cast: Cast, config: VoiceConfig, clips_dir: Path, progress: Progress, bank: VoiceBank
+    script: Script,
+    cast: Cast,
+    config: VoiceConfig,
+    clips_dir: Path,
+    progress: Progress,
+    bank: VoiceBank,
+    stop: threading.Event | None = None,
 ) -> list[Clip]:
-    """One Clip per script line, in script order, voicing only lines whose WAV is not cached yet."""
+    """One Clip per script line, in script order, voicing only lines whose WAV is not cached yet. Once ``stop``
+    is set (the run failed or was interrupted elsewhere), lines not started yet are left out."""
     work_dir = clips_dir.parent
     clips_dir.mkdir(parents=True, exist_ok=True)
     jobs = plan_jobs(script, cast, config, bank, clips_dir)
@@ -135,6 +143,8 @@ def synthesize_with_bank(
     results: list[Clip | None] = [None] * len(jobs)
 
     def run(index: int) -> None:
+        if stop is not None and stop.is_set():
+            return
         results[index] = _voice_line(jobs[index], bank, work_dir)
         stage.advance(detail=jobs[index].line.id)
 
