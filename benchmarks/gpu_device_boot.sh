@@ -18,6 +18,7 @@ mkdir -p /tmp/cli-site
 for e in /tmp/tts-site/*; do case $(basename "$e") in onnxruntime*) ;; *) ln -sf "$e" /tmp/cli-site/ ;; esac; done
 python3 "$here/gpu_make_tiny_vlm.py" /tmp/tiny-vlm > /tmp/tiny.log 2>&1 || { cat /tmp/tiny.log; exit 1; }
 if [ -n "${ALT_PATCH:-}" ]; then
+  ALT_PATCH=$(realpath "$ALT_PATCH")  # a path relative to the checkout, as the docs give it, still works below
   rm -rf /tmp/alt-src && mkdir -p /tmp/alt-src && cp -r "$here/../src/comic_narrator" /tmp/alt-src/
   (cd /tmp/alt-src && python3 "$ALT_PATCH") && export ALT_SRC=/tmp/alt-src
 fi
