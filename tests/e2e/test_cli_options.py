@@ -21,6 +21,7 @@ def test_malformed_reference_option_is_a_usage_error(command: list[str], capsys:
     ("option", "message"),
     [
         (["--speed", "0"], "outside 0.5-2.0"),
+        (["--speed", "2.5"], "outside 0.5-2.0"),
         (["--speed", "fast"], "not a number"),
         (["--jobs", "-3"], "below the smallest"),
         (["--dpi", "-5"], "below the smallest"),
@@ -57,3 +58,16 @@ def test_unknown_aspect_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'portrait'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [(None, "page.mp4"), ("film.MP4", "film.MP4"), ("clip.mov", "clip.mov.mp4"), ("out/book", "out/book.mp4")],
+)
+def test_the_output_is_always_an_mp4(given: str | None, written: str) -> None:
+    """No -o names the video after the input; a name without .mp4 gets it added (the container is MP4)."""
+    argv = ["folder/page.jpg", *(["-o", given] if given else [])]
+    config = run_config_from_args(_narrate_parser().parse_args(argv))
+    assert config.output_path.as_posix() == written
+    assert config.render.chapters == ()  # no --chapters: none given, not None
+    assert run_config_from_args(_narrate_parser().parse_args([*argv, "--speed", "2"])).voice.speed == 2.0
