@@ -17,7 +17,8 @@
 # A stack already up is adopted (`gpu up` adopts healthy servers), and KEEP_UP=1 leaves it up afterwards, so the
 # runs of one mode can be split over several calls: RUNS picks them (coreside: stream twopass, and jobs4: streamed
 # with 4 render workers; timeshare: timeshare). A run named base-NAME runs NAME with the comic_narrator of BASE_SRC
-# (another commit's src/, for an A/B in one boot; the voice server stays this tree's), alt-NAME with ALT_SRC's. MPS=1 starts NVIDIA's
+# (another commit's src/, for an A/B in one boot; the voice server stays this tree's), alt-NAME with ALT_SRC's,
+# alt2-NAME with ALT2_SRC's. MPS=1 starts NVIDIA's
 # Multi-Process Service before `gpu up` and stops it after `gpu down`.
 # usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR [RUNS...]
 set -u
@@ -115,6 +116,7 @@ if [ $rc = 0 ]; then
       jobs4) run stream-jobs4 stream-jobs4 --jobs 4 ;;  # streamed with 4 render workers instead of one per core
       base-*) (export PYTHONPATH="$cli_site:${BASE_SRC:?base runs need BASE_SRC}"; run "$name" "$name") ;;
       alt-*) (export PYTHONPATH="$cli_site:${ALT_SRC:?alt runs need ALT_SRC}"; run "$name" "$name") ;;
+      alt2-*) (export PYTHONPATH="$cli_site:${ALT2_SRC:?alt2 runs need ALT2_SRC}"; run "$name" "$name") ;;
       *) run "$name" "$name" ;;
     esac
   done

@@ -3,7 +3,8 @@
 # voices with the project's other packages (/tmp/tts-site; /tmp/cli-site is the same without onnxruntime-gpu, for
 # the run's own process), write the random-weight Qwen2-VL (gpu_make_tiny_vlm.py), then run gpu_both_tenants.sh
 # coreside under MPS with RUNS (default: "stream stream2"), stopping by END_S seconds after this script started.
-# ALT_PATCH, a Python file, may edit a copy of src/ (/tmp/alt-src) for `alt-` runs. Everything it wrote goes
+# ALT_PATCH, a Python file, may edit a copy of src/ (/tmp/alt-src) for `alt-` runs, ALT2_PATCH another for `alt2-`
+# runs. Everything it wrote goes
 # to $OUT/both.tgz.
 set -u
 started=$(date +%s)
@@ -17,10 +18,17 @@ PYTHONPATH=/tmp/tts-site python3 -c "import onnxruntime as o; print('onnxruntime
 mkdir -p /tmp/cli-site
 for e in /tmp/tts-site/*; do case $(basename "$e") in onnxruntime*) ;; *) ln -sf "$e" /tmp/cli-site/ ;; esac; done
 python3 "$here/gpu_make_tiny_vlm.py" /tmp/tiny-vlm > /tmp/tiny.log 2>&1 || { cat /tmp/tiny.log; exit 1; }
+# A patched copy of src/ for the alt- runs (ALT_PATCH) and another for the alt2- runs (ALT2_PATCH); a path relative
+# to the checkout, as the docs give it, works (the patch runs inside the copy).
 if [ -n "${ALT_PATCH:-}" ]; then
-  ALT_PATCH=$(realpath "$ALT_PATCH")  # a path relative to the checkout, as the docs give it, still works below
+  patch=$(realpath "$ALT_PATCH")
   rm -rf /tmp/alt-src && mkdir -p /tmp/alt-src && cp -r "$here/../src/comic_narrator" /tmp/alt-src/
-  (cd /tmp/alt-src && python3 "$ALT_PATCH") && export ALT_SRC=/tmp/alt-src
+  (cd /tmp/alt-src && python3 "$patch") && export ALT_SRC=/tmp/alt-src
+fi
+if [ -n "${ALT2_PATCH:-}" ]; then
+  patch=$(realpath "$ALT2_PATCH")
+  rm -rf /tmp/alt2-src && mkdir -p /tmp/alt2-src && cp -r "$here/../src/comic_narrator" /tmp/alt2-src/
+  (cd /tmp/alt2-src && python3 "$patch") && export ALT2_SRC=/tmp/alt2-src
 fi
 mkdir -p /tmp/both
 export MPS=1 CLI_SITE=${CLI_SITE:-/tmp/cli-site}
