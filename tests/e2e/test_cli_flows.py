@@ -82,6 +82,36 @@ def test_inspect_writes_overlay_pngs(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert not np.array_equal(overlay[: original.shape[0], : original.shape[1]], original), "boxes are drawn"
 
 
+def test_inspect_without_an_output_writes_beside_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["inspect", str(SAMPLE_PAGE), "-q", "--work-dir", str(tmp_path / "w")]) == 0
+    assert [p.name for p in (tmp_path / f"{SAMPLE_PAGE.name}.inspect").iterdir()] == ["page-0001.png"]
+    assert (tmp_path / "w" / "book.json").is_file(), "--work-dir is where the pages were read"
+
+
+def test_eval_is_its_own_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`comic-narrator eval FOLDER` scores a folder; it is not narrated as an input named "eval"."""
+    assert main(["eval", str(tmp_path)]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"error: {tmp_path}: no gt.json in this folder (schema: ../shared/corpus/README.md)\n"
+    )
+
+
+def test_voices_gpu_and_review_are_commands_of_the_one_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as helped:
+        main(["review", "--help"])
+    assert helped.value.code == 0 and capsys.readouterr().out.startswith("usage: comic-narrator review ")
+    assert main(["voices", "--json"]) == 0
+    voices = json.loads(capsys.readouterr().out)
+    assert {"en-joe", "ja-alpha"} <= {voice["id"] for voice in voices}
+    log = Path(__file__).parents[1] / "data" / "gpu" / "logs" / "b-bt4096.log"
+    assert main(["gpu", "doctor", str(log)]) == 0
+    assert "KV cache tokens         844,688" in capsys.readouterr().out
+
+
 def test_read_prints_a_human_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["read", str(SAMPLE_PAGE), "-q", "--work-dir", str(tmp_path / "w")]) == 0
     out = capsys.readouterr().out

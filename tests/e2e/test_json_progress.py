@@ -43,7 +43,8 @@ def test_a_run_reports_json_progress_and_a_summary(tmp_path: Path, capsys: pytes
     assert {"ingest", "read"} <= stages, stages
     summary = events[-1]
     assert summary["event"] == "summary" and summary["pages"] == 1 and summary["failures"] == []
-    assert summary["wall_s"] > 0 and Path(summary["reading"]).is_file()
+    assert summary["wall_s"] > 0 and Path(summary["reading"]).is_file() and summary["output"] is None
+    assert captured.out == f"reading written to {summary['reading']}\n"  # no video, so no "wrote" line
     # the run's parts: ingest, then the stream (a reading-only run stops there)
     assert list(summary["stage_s"])[:2] == ["ingest", "stream"], summary["stage_s"]
     assert 0 < summary["stage_s"]["stream"] < summary["wall_s"]

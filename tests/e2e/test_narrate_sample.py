@@ -43,6 +43,16 @@ def narrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def test_a_plain_run_writes_the_video_and_its_subtitles_only(narrated: Path) -> None:
+    """No --audiobook, --read-along or --split-chapters: nothing else is written beside the video."""
+    assert sorted(p.name for p in narrated.parent.iterdir()) == [
+        "sample.mp4",
+        "sample.mp4.work",
+        "sample.srt",
+        "sample.vtt",
+    ]
+
+
 def test_streams_are_h264_and_aac_with_equal_durations(narrated: Path) -> None:
     streams = _streams(narrated)
     assert streams["video"][0] == "h264"
@@ -177,7 +187,13 @@ def test_rerun_reuses_every_stage_and_edit_revoices_one_line(
     clips_before = {p.name: p.stat().st_mtime_ns for p in (copy_work / "clips").glob("*.wav")}
 
     assert main([str(SAMPLE_PAGE), "-o", str(out)]) == 0
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
+    # The closing line says what was written and how fast against the video's length.
+    assert re.match(
+        rf"wrote {re.escape(str(out))} \([\d.]+ s of video from 1 page\(s\) in [\d.]+ s, [\d.]+x real time; 0 failure",
+        captured.out,
+    )
     assert "[ingest] reusing" in err
     assert "(cached)" in err
     assert "[voices]" in err
@@ -207,8 +223,10 @@ def test_vision_only_then_read_json_matches_stored_reading(tmp_path: Path, capsy
     stored = (tmp_path / "v.mp4.work" / "reading.json").read_text()
     capsys.readouterr()
     assert main(["read", str(SAMPLE_PAGE), "--json", "--work-dir", str(tmp_path / "v.mp4.work")]) == 0
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     assert json.loads(printed) == json.loads(stored)
+    assert captured.err == "", "--json is for scripts: no progress lines beside it"
     reading = json.loads(printed)
     assert reading["pages"][0]["panels"], "the sample page has panels"
     assert any(re.search(r"[A-Za-z]{3}", t["text"]) for t in reading["pages"][0]["texts"])
