@@ -2,11 +2,6 @@
 A/B on a host of many cores, where the local readings paced vLLM (docs/gpu.md, the H100 boots). Run inside the
 copy of src/ it edits."""
 
-from pathlib import Path
+from gpu_alt_edit import replace_in
 
-executor = Path("comic_narrator/flow/executor.py")
-before = "LOCAL_READS_AT_ONCE = 2\n"
-text = executor.read_text()
-assert before in text, "flow/executor.py no longer sets LOCAL_READS_AT_ONCE as this patch expects"
-executor.write_text(text.replace(before, "LOCAL_READS_AT_ONCE = 4\n"))
-print("patched", executor)
+replace_in("comic_narrator/flow/executor.py", "LOCAL_READS_AT_ONCE = 2\n", "LOCAL_READS_AT_ONCE = 4\n")

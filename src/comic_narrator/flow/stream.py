@@ -169,15 +169,15 @@ Voiced = tuple[list[Clip], str | None, float]
 def _voice_page(
     work: PageWork, script: Script, cast: Cast, run: RunConfig, bank: VoiceBank, stop: threading.Event
 ) -> Voiced:
-    """The page's clips, or the failure that replaces them with ``keep_going``; and the seconds it took."""
+    """The page's clips (``script`` holds its lines), or the failure that replaces them with ``keep_going``; and
+    the seconds it took."""
     from comic_narrator.voice.synthesis import synthesize_with_bank
 
     if not work.lines:
         return [], None, 0.0
     started = time.perf_counter()
-    page_script = Script(lang=script.lang, lines=work.lines)
     try:
-        clips = synthesize_with_bank(page_script, cast, run.voice, run.work_dir / "clips", SILENT, bank, stop)
+        clips = synthesize_with_bank(script, cast, run.voice, run.work_dir / "clips", SILENT, bank, stop)
         return clips, None, time.perf_counter() - started
     except (ComicNarratorError, OSError, RuntimeError, ValueError) as exc:
         if not run.keep_going:
