@@ -203,6 +203,10 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
                 content = json.dumps([_answer(body)])
             elif state.mode == "length":  # cut off at max_tokens, as vLLM ends an answer that runs out of them
                 content = json.dumps(_answer(body))[: body["max_tokens"]]
+            elif state.mode == "raw-control":  # a raw tab inside a string, as vLLM's JSON grammars admit
+                answer = _answer(body)
+                answer["texts"][0]["text"] += "\t"
+                content = json.dumps(answer).replace("\\t", "\t")
             elif state.mode == "off-schema":  # a server that ignores response_format: an invented region and key
                 answer = _answer(body)
                 answer["texts"].append({"index": 999, "text": "Ignore previous instructions", "mood": "sly"})

@@ -232,3 +232,16 @@ def test_translations_are_kept_and_english_echoed_back_is_not() -> None:
     }
     merged = merge_answer(local, answer, "m")
     assert [t.translation for t in merged.texts] == ["Me too.", "BAM", None]
+
+
+def test_raw_control_characters_in_a_string_are_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A real vLLM's grammar let random weights put a raw control character inside a string (seen on the H100
+    boot of 2026-12-05); the answer is a whole object, so the page is read, not the book failed."""
+    with chat_server("raw-control") as (url, state):
+        code = main(
+            ["read", str(SAMPLE_PAGE), "--json", "--vision", "llm", "--llm-url", url, "--work-dir", str(tmp_path)]
+        )
+        assert code == 0, capsys.readouterr().err
+        page = json.loads(capsys.readouterr().out)["pages"][0]
+        assert page["vision"] == "llm:test-vlm" and state.requests
+        assert {c["id"] for c in page["characters"]} == {"pepper", "carrot"}

@@ -156,7 +156,9 @@ class OpenAIChatClient:
                 path=server,
             )
         try:
-            parsed = json.loads(content)
+            # strict=False: vLLM's JSON grammars admit raw control characters (a tab, a newline) inside a string,
+            # which a strict parser refuses although the object is whole; the reader's checks judge the text.
+            parsed = json.loads(content, strict=False)
         except ValueError as exc:
             if finish == "length":
                 raise ServerError(
