@@ -15,7 +15,7 @@ import soundfile
 from comic_narrator.artifacts import BookReading, ClipList, PageReading, TextRegion, Timing
 from comic_narrator.audio.ambience import synthesise_ambience
 from comic_narrator.audio.duck import duck_gain
-from comic_narrator.audio.library import load_library, looped
+from comic_narrator.audio.library import load_library, looped, read_sound
 from comic_narrator.audio.mix import bed_for, scenes_for, speech_spans
 from comic_narrator.audio.music import page_mood
 from comic_narrator.audio.scene import SceneChoice, choose_scene, page_colours
@@ -200,6 +200,8 @@ def test_a_sounds_folder_s_recording_plays_and_ducks_in_the_file(narrated: Path,
         ('[noises]\nwind = "hum.wav"\n', "unknown section [noises]"),
         ('[ambience]\nwind = "absent.wav"\n', "absent.wav is missing or not audio"),
         ("[ambience\n", "cannot be read as TOML"),
+        ('ambience = "hum.wav"\n', "[ambience] must be a table"),
+        ("[ambience]\nwind = 3\n", "wind: the value must be a file name in quotes"),
     ],
 )
 def test_a_bad_mapping_file_is_one_clear_line(tmp_path: Path, mapping: str, problem: str) -> None:
@@ -208,6 +210,27 @@ def test_a_bad_mapping_file_is_one_clear_line(tmp_path: Path, mapping: str, prob
     with pytest.raises(InputError, match=problem.replace("[", r"\[").replace("]", r"\]")) as raised:
         load_library(tmp_path)
     assert "sounds.toml" in str(raised.value)
+
+
+def test_a_sounds_file_given_for_the_folder_is_named_as_such(tmp_path: Path) -> None:
+    sounds = _tone_file(tmp_path / "hum.wav", 220.0)
+    with pytest.raises(InputError, match="is not a folder") as raised:
+        load_library(sounds)
+    assert "hum.wav" in str(raised.value)
+
+
+def test_a_recording_at_another_rate_in_stereo_is_read_as_mono_at_the_run_s_rate(tmp_path: Path) -> None:
+    """A 2 s stereo recording at 22.05 kHz, a 441 Hz tone on the left and silence on the right: 2 s at the run's
+    rate, the tone still at 441 Hz, at half its level (the channels averaged)."""
+    t = np.arange(2 * 22_050) / 22_050
+    tone = 0.4 * np.sin(2 * np.pi * 441 * t)
+    soundfile.write(str(tmp_path / "s.wav"), np.stack([tone, np.zeros_like(tone)], axis=1).astype(np.float32), 22_050)
+    mono = read_sound(tmp_path / "s.wav", RATE_HZ)
+    assert len(mono) == 2 * RATE_HZ
+    spectrum = np.abs(np.fft.rfft(mono * np.hanning(len(mono))))
+    assert np.fft.rfftfreq(len(mono), 1 / RATE_HZ)[int(np.argmax(spectrum))] == pytest.approx(441, abs=1)
+    middle = mono[RATE_HZ // 2 : 3 * RATE_HZ // 2]
+    assert np.sqrt(np.mean(np.square(middle))) == pytest.approx(0.2 / np.sqrt(2), rel=0.03)
 
 
 def test_the_run_refuses_a_bad_sounds_folder_before_any_work(
@@ -255,6 +278,13 @@ def test_a_page_that_goes_on_in_the_same_place_barely_dips_at_the_turn(narrated:
     head = slice(0, round(0.3 * RATE_HZ))
     assert _rms_db(joined[head]) - _rms_db(fresh[head]) > 3.5
     assert np.array_equal(fresh[round(0.3 * RATE_HZ) :], joined[round(0.3 * RATE_HZ) :])
+
+
+def test_a_loop_of_nothing_is_silence_and_a_tiny_one_starts_at_its_offset() -> None:
+    assert np.array_equal(looped(np.zeros(0, np.float32), 5, RATE_HZ), np.zeros(5, np.float32))
+    assert len(looped(np.ones(100, np.float32), 0, RATE_HZ)) == 0
+    tiny = np.array([0.1, 0.2], dtype=np.float32)  # too short to crossfade: repeated as it is, from the offset
+    assert np.allclose(looped(tiny, 5, RATE_HZ, offset=1), [0.2, 0.1, 0.2, 0.1, 0.2])
 
 
 def test_a_short_recording_loops_without_a_seam() -> None:

@@ -103,3 +103,33 @@ def test_server_voices_listed_and_registered(tmp_path: Path, capsys: pytest.Capt
         assert sf.info(str(out)).samplerate == 16_000
     assert main(["--tts-server", url, "--json"]) == 2
     assert "not answering" in capsys.readouterr().err
+
+
+def test_register_and_stray_arguments_are_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each misuse exits with a line saying what is missing, before any server is asked."""
+    reference = tmp_path / "ref.wav"
+    reference.write_bytes(tone_wav("a sample line", 190.0))
+    register = ["--register", "villain", "--reference", str(reference), "--transcript", "a sample line"]
+    assert main(register) == 2
+    assert "--register needs --tts-server URL of a Fish Speech server" in capsys.readouterr().err
+    assert main([*register, "--tts-server", "http://127.0.0.1:9/v1", "--tts-api", "openai"]) == 2
+    assert "--register needs --tts-server URL of a Fish Speech server" in capsys.readouterr().err
+    missing = tmp_path / "absent.wav"
+    state = ServerState()
+    with tts_server(state) as url:
+        code = main(["--tts-server", url, "--register", "v", "--reference", str(missing), "--transcript", "x"])
+        assert code == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"error: {missing}: cannot read the reference: No such file or directory"
+        assert "v" not in state.references
+        for argv in (["--tts-server", url, "--register", "v", "--transcript", "x"], ["--register", "v"]):
+            with pytest.raises(SystemExit) as exited:
+                main(argv)
+            assert exited.value.code == 2
+            assert "--register ID needs --reference FILE.wav and --transcript TEXT" in capsys.readouterr().err
+    for argv in (["Hello there."], ["-o", str(tmp_path / "x.wav")]):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2
+        assert "text and -o go with --preview" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [reference]

@@ -92,11 +92,9 @@ def read_sound(path: Path, rate_hz: int) -> Audio:
 def looped(sound: Audio, n: int, rate_hz: int, offset: int = 0) -> Audio:
     """``n`` samples of ``sound`` repeated, from ``offset`` into the loop, each repeat crossfaded into the last
     (equal power) so the seam is not heard."""
-    if n == 0 or len(sound) == 0:
+    if len(sound) == 0:
         return np.zeros(n, dtype=np.float32)
-    fade = min(round(LOOP_CROSSFADE_S * rate_hz), len(sound) // 3)
-    if fade == 0:
-        return np.resize(sound, n).astype(np.float32)
+    fade = min(round(LOOP_CROSSFADE_S * rate_hz), len(sound) // 3)  # none for a sound under three samples
     ramp = np.sin(np.linspace(0, np.pi / 2, fade)).astype(np.float32)
     body = sound[: len(sound) - fade].copy()
     body[:fade] = body[:fade] * ramp + sound[len(sound) - fade :] * ramp[::-1]  # the tail fades into the head
