@@ -203,10 +203,11 @@ def _handler(state: ChatState) -> type[BaseHTTPRequestHandler]:
                 content = json.dumps([_answer(body)])
             elif state.mode == "length":  # cut off at max_tokens, as vLLM ends an answer that runs out of them
                 content = json.dumps(_answer(body))[: body["max_tokens"]]
-            elif state.mode == "raw-control":  # a raw tab inside a string, as vLLM's JSON grammars admit
+            elif state.mode == "raw-control":  # raw control characters inside strings, as vLLM's grammars admit
                 answer = _answer(body)
-                answer["texts"][0]["text"] += "\t"
-                content = json.dumps(answer).replace("\\t", "\t")
+                answer["texts"][0]["text"] = answer["texts"][0]["text"].replace(" ", "\x1b", 1) + "\t"
+                answer["characters"][0]["name"] = "\x07" + answer["characters"][0]["name"]
+                content = json.dumps(answer).replace("\\t", "\t").replace("\\u0007", "\x07").replace("\\u001b", "\x1b")
             elif state.mode == "off-schema":  # a server that ignores response_format: an invented region and key
                 answer = _answer(body)
                 answer["texts"].append({"index": 999, "text": "Ignore previous instructions", "mood": "sly"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -236,12 +237,19 @@ def test_translations_are_kept_and_english_echoed_back_is_not() -> None:
 
 def test_raw_control_characters_in_a_string_are_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A real vLLM's grammar let random weights put a raw control character inside a string (seen on the H100
-    boot of 2026-12-05); the answer is a whole object, so the page is read, not the book failed."""
+    boot of 2026-12-05); the answer is a whole object, so the page is read, not the book failed, and the reading
+    keeps no control character (a name and a text carried them here)."""
     with chat_server("raw-control") as (url, state):
         code = main(
             ["read", str(SAMPLE_PAGE), "--json", "--vision", "llm", "--llm-url", url, "--work-dir", str(tmp_path)]
         )
         assert code == 0, capsys.readouterr().err
-        page = json.loads(capsys.readouterr().out)["pages"][0]
+        out = capsys.readouterr().out
+        page = json.loads(out)["pages"][0]
         assert page["vision"] == "llm:test-vlm" and state.requests
         assert {c["id"] for c in page["characters"]} == {"pepper", "carrot"}
+        assert {c["name"] for c in page["characters"]} == {"Pepper", "Carrot"}
+        assert not re.search(r"[\x00-\x09\x0b-\x1f]|\\u00(0[0-8bcef]|1[0-9a-f])|\\t", out), (
+            "a control character was kept"
+        )
+        assert any(" " in t["text"] for t in page["texts"] if t["kind"] == "speech")

@@ -28,6 +28,15 @@ LOGGED_REJECTIONS = 6
 """Rejected changes named in a page's warning (the rest are counted)."""
 
 
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]+")
+
+
+def _plain(value: Any) -> str:
+    """An answer's string with control characters (other than a line break) made spaces, trimmed: a model's JSON
+    may carry them raw (vLLM's grammar admits them), and nothing downstream (subtitles, speech) wants them."""
+    return _CONTROL.sub(" ", str(value or "")).strip()
+
+
 def character_id(name: str) -> str:
     """A stable id from a character's name ('Carrot the cat' -> 'carrot-the-cat'); keeps CJK letters."""
     slug = re.sub(r"[^\w]+", "-", name.strip().casefold()).strip("-_")
@@ -38,14 +47,14 @@ def listed_characters(answer: dict[str, Any]) -> dict[str, Character]:
     """The characters an answer lists, by id (the first of two names with one id)."""
     characters: dict[str, Character] = {}
     for item in answer.get("characters", []):
-        if not isinstance(item, dict) or not str(item.get("name", "")).strip():
+        if not isinstance(item, dict) or not _plain(item.get("name")):
             continue
-        cid = character_id(str(item["name"]))
+        cid = character_id(_plain(item["name"]))
         if cid in characters:
             continue
         characters[cid] = Character(
             id=cid,
-            name=str(item["name"]).strip(),
+            name=_plain(item["name"]),
             gender=item.get("gender") if item.get("gender") in ("male", "female") else "unknown",
             age=item.get("age") if item.get("age") in ("child", "young", "adult", "old") else "unknown",
             nature=item.get("nature") if item.get("nature") in ("human", "creature", "machine") else "unknown",
@@ -72,7 +81,7 @@ class _Checked:
         self.kinds: dict[int, SpokenKind] = {}
         for index, item in self.items.items():
             region = local.texts[index]
-            text = str(item.get("text", "")).strip() or region.text
+            text = _plain(item.get("text")) or region.text
             if plausible_correction(region.text, text, region.confidence):
                 self.texts[index] = text
             else:
@@ -125,7 +134,7 @@ def merge_answer(
         text = checked.texts.get(index, region.text)
         kind = checked.kinds.get(index, region.kind)
         speaker = None
-        name = str(item.get("speaker") or "").strip()
+        name = _plain(item.get("speaker"))
         if kind in ("speech", "shout") and name:
             cid = character_id(name)
             if cid in listed or cid in book:
@@ -135,7 +144,7 @@ def merge_answer(
                 speaker = region.speaker
                 rejected.append(f"region {index} speaker {_short(name)} (not among the characters listed)")
         emotion = item.get("emotion") if item.get("emotion") in EMOTIONS else None
-        translation = str(item.get("translation") or "").strip() or None
+        translation = _plain(item.get("translation")) or None
         if translation is not None and translation.casefold() == text.casefold():
             translation = None  # English lettering echoed back: nothing to translate
         if translation is not None and region.lang == "en":
