@@ -55,6 +55,19 @@ def test_effects_are_deterministic_and_distinct() -> None:
     assert _centroid_hz(one, rate) < 0.5 * _centroid_hz(whoosh, rate), "an impact is darker than a whoosh"
 
 
+def test_each_effect_family_has_its_own_length_and_colour() -> None:
+    """Impact 0.7 s, zap 0.45 s (a bright buzz), wind 2.2 s (low and howling: under half the zap's centroid),
+    whoosh 0.6 s, the soft swish 0.4 s; every one peaks at 1.0."""
+    rate = 48_000
+    made = {
+        e: synthesise_effect(e, rate, np.random.default_rng(5)) for e in ("impact", "zap", "wind", "whoosh", "soft")
+    }
+    lengths = {effect: round(len(audio) / rate, 2) for effect, audio in made.items()}
+    assert lengths == {"impact": 0.7, "zap": 0.45, "wind": 2.2, "whoosh": 0.6, "soft": 0.4}
+    assert all(float(np.abs(audio).max()) == pytest.approx(1.0, abs=1e-6) for audio in made.values())
+    assert _centroid_hz(made["wind"], rate) < 0.5 * _centroid_hz(made["zap"], rate)
+
+
 @pytest.fixture(scope="module")
 def timeline(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BookReading, Script, list]:
     work = tmp_path_factory.mktemp("mix")

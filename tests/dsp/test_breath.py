@@ -71,3 +71,15 @@ def test_whisper_emotion_reaches_the_bank() -> None:
     with VoiceBank(VoiceConfig()) as bank:
         spoken = bank.synthesize(TEXT, "en-joe", delivery)
     assert _voiced_fraction(spoken.samples) < 0.15
+
+
+def test_silence_and_odd_lengths_come_back_whole() -> None:
+    """Silence stays silence (no noise scaled up from nothing, no NaN); a length the STFT does not divide evenly
+    comes back at its own length."""
+    rate = 22_050
+    silent = np.zeros(rate // 2, dtype=np.float32)
+    assert np.array_equal(whisperize(silent, rate), silent)
+    noise = np.random.default_rng(2).standard_normal(12_345).astype(np.float32) * 0.1
+    out = whisperize(noise, rate)
+    assert len(out) == len(noise) and np.all(np.isfinite(out))
+    assert np.sqrt(np.mean(np.square(out[1000:-1000]))) > 0.05

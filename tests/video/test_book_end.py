@@ -71,6 +71,21 @@ def test_the_video_ends_with_a_card_of_the_credits(narrated: Path) -> None:
         assert words in read, f"{words!r} not on the card; OCR read {read!r}"
 
 
+def test_no_end_card_ends_the_video_with_the_pages(narrated: Path) -> None:
+    """The same book again from its work folder with --no-end-card: the file is made again (the card is part of
+    the render's key), ends with its last page, and its last chapter ends there too."""
+    out = narrated.with_name("no-card.mp4")
+    work = ["--work-dir", str(narrated.parent / f"{narrated.name}.work")]
+    assert main([*OPTIONS, *work, "--chapters", "1,2", "--no-end-card", "-o", str(out)]) == 0
+    pages_s = _timing(narrated).duration_s
+    streams = probe_mp4(out)
+    assert streams.video_s == pytest.approx(pages_s, abs=2 / streams.fps)
+    assert probe_mp4(narrated).video_s >= streams.video_s + 4.0 - 1e-6
+    with av.open(str(out)) as container:
+        chapters = container.chapters()
+    assert float(chapters[-1]["end"] * chapters[-1]["time_base"]) == pytest.approx(pages_s, abs=0.05)
+
+
 def test_the_card_is_not_dead_air(narrated: Path) -> None:
     """Soft air under the card, fading out at its end: nowhere under -50 dBFS for 3 s (issue 13, Sound)."""
     audio, rate_hz = decoded_audio(narrated)

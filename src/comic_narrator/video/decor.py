@@ -69,13 +69,16 @@ class DecorPainter:
         self.pulses = PulsePainter(decor.pulses, width_px, height_px)
         self.lights = HighlightPainter(decor.highlights, width_px, height_px, fps)
         self.captions = CaptionPainter(decor.captions, width_px, height_px)
-        self.before = still_of(decor.entrance, config) if decor.entrance is not None else None
+        # On a page's first segment: the page before (its last frame, still) and how this one takes over from it.
+        entrance = decor.entrance
+        self.entering = (still_of(entrance, config), entrance) if entrance is not None else None
 
     def paint(self, frame: Frame, page_frame: int, view: Rect) -> Frame:
         """The decorated frame (``frame`` itself, drawn into, unless a transition makes a new one)."""
         self.pulses.paint(frame, page_frame, view)
         self.lights.paint(frame, page_frame, view)
-        if self.before is not None and self.decor.entrance is not None:
-            frame = enter(self.before, frame, self.width_px, self.height_px, self.decor.entrance, page_frame)
+        if self.entering is not None:
+            before, entrance = self.entering
+            frame = enter(before, frame, self.width_px, self.height_px, entrance, page_frame)
         self.captions.paint(frame, page_frame)
         return frame
