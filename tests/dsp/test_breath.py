@@ -73,13 +73,21 @@ def test_whisper_emotion_reaches_the_bank() -> None:
     assert _voiced_fraction(spoken.samples) < 0.15
 
 
-def test_silence_and_odd_lengths_come_back_whole() -> None:
-    """Silence stays silence (no noise scaled up from nothing, no NaN); a length the STFT does not divide evenly
-    comes back at its own length."""
-    rate = 22_050
+@pytest.mark.parametrize("rate", [16_000, 22_050, 24_000, 48_000])
+def test_silence_and_odd_lengths_come_back_whole(rate: int) -> None:
+    """Silence stays silence (no noise scaled up from nothing, no NaN); lengths the STFT does not divide evenly
+    come back at their own length, down to one analysis window; a shorter click comes back as it is (a 20 ms
+    clip at 22.05 kHz once reached the inverse transform with a window longer than itself and raised)."""
     silent = np.zeros(rate // 2, dtype=np.float32)
     assert np.array_equal(whisperize(silent, rate), silent)
-    noise = np.random.default_rng(2).standard_normal(12_345).astype(np.float32) * 0.1
-    out = whisperize(noise, rate)
-    assert len(out) == len(noise) and np.all(np.isfinite(out))
-    assert np.sqrt(np.mean(np.square(out[1000:-1000]))) > 0.05
+    noise = np.random.default_rng(2).standard_normal(3 * rate).astype(np.float32) * 0.1
+    window = 1 << round(float(np.log2(0.025 * rate)))
+    for n in (window, window + 1, rate // 50, 12_345, rate + 7):
+        out = whisperize(noise[:n], rate)
+        assert len(out) == n and np.all(np.isfinite(out)), n
+        if n > window:
+            assert not np.array_equal(out, noise[:n]), n
+    click = noise[: window - 1]
+    assert np.array_equal(whisperize(click, rate), click)
+    whispered = whisperize(noise[: rate + 7], rate)
+    assert np.sqrt(np.mean(np.square(whispered[1000:-1000]))) > 0.05

@@ -21,14 +21,15 @@ LOW_CUT_HZ = 300.0
 
 
 def whisperize(samples: FloatAudio, sample_rate_hz: int, amount: float = 1.0, seed: int = 11) -> FloatAudio:
-    """``samples`` whispered (``amount`` 1.0) or made breathy (between 0 and 1), same length and loudness."""
+    """``samples`` whispered (``amount`` 1.0) or made breathy (between 0 and 1), same length and loudness; a clip
+    shorter than one analysis window (about 25 ms) comes back as it is."""
     from scipy.ndimage import uniform_filter1d
     from scipy.signal import istft, stft
 
-    if amount <= 0 or len(samples) < sample_rate_hz // 50:
+    n_fft = 1 << round(float(np.log2(WINDOW_S * sample_rate_hz)))
+    if amount <= 0 or len(samples) < n_fft:
         return samples
     x = samples.astype(np.float64)
-    n_fft = 1 << round(float(np.log2(WINDOW_S * sample_rate_hz)))
     hop = n_fft // 4
     freqs, _, spectrum = stft(x, fs=sample_rate_hz, window="hann", nperseg=n_fft, noverlap=n_fft - hop)
     bins = max(3, int(SMOOTH_HZ / (sample_rate_hz / n_fft)) | 1)
@@ -37,9 +38,7 @@ def whisperize(samples: FloatAudio, sample_rate_hz: int, amount: float = 1.0, se
     rng = np.random.default_rng(seed)
     phase = np.exp(1j * rng.uniform(-np.pi, np.pi, size=spectrum.shape))
     _, noise = istft(envelope * phase, fs=sample_rate_hz, window="hann", nperseg=n_fft, noverlap=n_fft - hop)
-    noise = np.asarray(noise[: len(x)], dtype=np.float64)
-    if len(noise) < len(x):
-        noise = np.pad(noise, (0, len(x) - len(noise)))
+    noise = np.asarray(noise[: len(x)], dtype=np.float64)  # the STFT padded x to whole segments: never shorter
     level = float(np.sqrt(np.mean(x * x)))
     noise_level = float(np.sqrt(np.mean(noise * noise)))
     if noise_level <= 1e-12:
