@@ -10,8 +10,16 @@ import numpy.typing as npt
 import pytest
 
 from comic_narrator.artifacts import BBox
+from comic_narrator.reading.frames import FramedBox
 from comic_narrator.reading.geometry import iou
-from comic_narrator.reading.panels import detect_panels
+from comic_narrator.reading.panels import (
+    PageBackground,
+    PanelParams,
+    detect_panels,
+    estimate_background,
+    is_full_bleed,
+    merge_with_cells,
+)
 from tests.reading.conftest import DATA, load_rgb
 
 Image = npt.NDArray[np.uint8]
@@ -146,3 +154,58 @@ def test_a_white_panel_is_not_cut_along_its_paper() -> None:
         cv2.circle(page, (cx, 150), 40, (0, 0, 0), 2)
         cv2.line(page, (cx, 190), (cx, 380), (0, 0, 0), 2)
     _assert_same_boxes(detect_panels(page), [(16, 19, 660, 443)])
+
+
+def _background(mask: npt.NDArray[np.bool_], border_paper_frac: float) -> PageBackground:
+    return PageBackground(rgb=(255, 255, 255), border_paper_frac=border_paper_frac, paper_mask=mask, scale=1.0)
+
+
+def test_full_bleed_needs_little_paper_on_the_rim_and_no_gutter_across() -> None:
+    art = np.zeros((200, 140), dtype=bool)
+    assert is_full_bleed(_background(art, 0.1))
+    assert not is_full_bleed(_background(art, 0.5)), "paper on half the rim: a page with margins"
+    across = art.copy()
+    across[100:104] = True  # a gutter of paper from one edge to the other
+    assert not is_full_bleed(_background(across, 0.1))
+    down = art.copy()
+    down[:, 70:73] = True
+    assert not is_full_bleed(_background(down, 0.1))
+    almost = art.copy()
+    almost[100:104, 20:] = True  # stops short of one edge by 14 % of the width: art, not a gutter
+    assert is_full_bleed(_background(almost, 0.1))
+
+
+def test_noisy_grey_paper_is_still_paper() -> None:
+    """A scan's grey paper with grain (sigma 15 in each channel): the paper tolerance widens with the rim's own
+    spread, so nearly all of the rim and of the gutters reads as paper."""
+    rng = np.random.default_rng(11)
+    boxes = [(60, 60, 400, 560), (540, 60, 400, 560), (60, 700, 880, 640)]
+    page = _page(boxes, paper=(200, 200, 190)).astype(np.int16)
+    grain = rng.normal(0, 15, size=page.shape).round().astype(np.int16)
+    paper = np.ones(page.shape[:2], dtype=bool)
+    for x, y, w, h in boxes:
+        paper[y : y + h, x : x + w] = False
+    page[paper] += grain[paper]
+    page = np.clip(page, 0, 255).astype(np.uint8)
+    background = estimate_background(page, PanelParams())
+    assert background.border_paper_frac > 0.95
+    _assert_same_boxes(detect_panels(page, background=background), boxes)
+
+
+def test_a_speck_of_ink_outside_the_panels_is_not_a_panel() -> None:
+    boxes = [(40, 40, 440, 600), (520, 40, 440, 600), (40, 700, 920, 660)]
+    page = _page(boxes)
+    page[660:680, 500:520] = 0  # a 20 px blot in the gutter: smaller than any panel may be
+    page[20:30, 40:700] = 0  # a rule above the panels: long but thin
+    _assert_same_boxes(detect_panels(page), boxes)
+
+
+def test_a_blob_tiled_by_closed_frames_is_split_into_them() -> None:
+    """A blob (two panels bridged by a balloon) holding two closed frames that cover it is split into those two;
+    a frame nested inside one of them (an inset) is not a third tile; an open frame does not count."""
+    blob = (0, 0, 1000, 400)
+    left, right, inset = (0, 0, 490, 400), (510, 0, 490, 400), (50, 50, 200, 150)
+    framed = [FramedBox(left, 1.0), FramedBox(right, 0.95), FramedBox(inset, 1.0)]
+    assert merge_with_cells([blob], framed) == [left, right]
+    assert merge_with_cells([blob], [FramedBox(left, 1.0), FramedBox(right, 0.5)]) == [blob]
+    assert merge_with_cells([blob], [FramedBox(blob, 1.0), FramedBox(left, 1.0)]) == [blob], "one tile is no split"
