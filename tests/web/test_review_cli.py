@@ -3,12 +3,14 @@ beside the video, and the browser it opens (a real run of the sample page; the b
 
 from __future__ import annotations
 
+import json
 import webbrowser
 from pathlib import Path
 
 import pytest
 
 from comic_narrator.artifacts import Cast
+from comic_narrator.cli import main as cli_main
 from comic_narrator.cli.review import main
 from comic_narrator.web.server import ReviewServer
 from tests.audio.conftest import work_of
@@ -58,3 +60,29 @@ def test_review_writes_what_was_asked_beside_the_video_and_opens_the_browser(
     assert cast["char2"] == "en-joe-robot"
     assert printed.out.count("audiobook: ") == 2
     assert "review stopped" in printed.err
+
+
+def test_save_and_render_keeps_the_user_s_reading_and_writes_nothing_unasked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --reading (the page's reading, its first speech balloon made a caption) and no --audiobook: the
+    render from the page uses that reading again, and no audiobook is written by either run."""
+    assert cli_main(["read", str(SAMPLE_PAGE), "--json", "--work-dir", str(tmp_path / "read")]) == 0
+    reading = json.loads(capsys.readouterr().out)
+    first_speech = next(t for t in reading["pages"][0]["texts"] if t["kind"] == "speech")
+    first_speech["kind"], first_speech["speaker"] = "caption", None
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(reading), encoding="utf-8")
+    rendered: list[str] = []
+
+    def render_then_interrupted(self: ReviewServer, *args: object) -> None:
+        (work_of(out) / "reading.json").unlink()
+        rendered.append(self.session.render())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ReviewServer, "serve_forever", render_then_interrupted)
+    out = tmp_path / "page.mp4"
+    assert main([str(SAMPLE_PAGE), "-o", str(out), *RUN_OPTIONS, "--reading", str(edited), "--no-browser"]) == 0
+    assert rendered and out.is_file()
+    assert json.loads((work_of(out) / "reading.json").read_text(encoding="utf-8")) == reading
+    assert not out.with_suffix(".m4b").exists() and "audiobook" not in capsys.readouterr().out
