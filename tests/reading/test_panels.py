@@ -95,6 +95,10 @@ def test_a_title_over_the_first_row_is_not_a_panel() -> None:
 def test_blank_and_tiny_images_have_no_panels() -> None:
     assert detect_panels(np.full((1400, 1000, 3), 255, dtype=np.uint8)) == []
     assert detect_panels(np.zeros((8, 8, 3), dtype=np.uint8)) == []
+    for shape in ((10, 400, 3), (400, 10, 3)):  # a sliver of art: too thin to hold a panel either way
+        sliver = np.zeros(shape, dtype=np.uint8)
+        sliver[2:-2, 2:-2] = 255
+        assert detect_panels(sliver) == [], shape
 
 
 @pytest.mark.parametrize("folder", ["peppercarrot-ep17", "wikipe-tan"])
@@ -176,19 +180,19 @@ def test_full_bleed_needs_little_paper_on_the_rim_and_no_gutter_across() -> None
 
 
 def test_noisy_grey_paper_is_still_paper() -> None:
-    """A scan's grey paper with grain (sigma 15 in each channel): the paper tolerance widens with the rim's own
-    spread, so nearly all of the rim and of the gutters reads as paper."""
+    """A scan's grey paper with heavy grain (sigma 60 in each channel): the paper tolerance widens with the rim's
+    own spread, so nearly all of the rim reads as paper (the narrowest tolerance would leave out 8 % of it)."""
     rng = np.random.default_rng(11)
     boxes = [(60, 60, 400, 560), (540, 60, 400, 560), (60, 700, 880, 640)]
     page = _page(boxes, paper=(200, 200, 190)).astype(np.int16)
-    grain = rng.normal(0, 15, size=page.shape).round().astype(np.int16)
+    grain = rng.normal(0, 60, size=page.shape).round().astype(np.int16)
     paper = np.ones(page.shape[:2], dtype=bool)
     for x, y, w, h in boxes:
         paper[y : y + h, x : x + w] = False
     page[paper] += grain[paper]
     page = np.clip(page, 0, 255).astype(np.uint8)
     background = estimate_background(page, PanelParams())
-    assert background.border_paper_frac > 0.95
+    assert background.border_paper_frac > 0.97
     _assert_same_boxes(detect_panels(page, background=background), boxes)
 
 
