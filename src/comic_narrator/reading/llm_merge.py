@@ -47,14 +47,15 @@ def listed_characters(answer: dict[str, Any]) -> dict[str, Character]:
     """The characters an answer lists, by id (the first of two names with one id)."""
     characters: dict[str, Character] = {}
     for item in answer.get("characters", []):
-        if not isinstance(item, dict) or not _plain(item.get("name")):
+        name = _plain(item.get("name")) if isinstance(item, dict) else ""
+        if not name:
             continue
-        cid = character_id(_plain(item["name"]))
+        cid = character_id(name)
         if cid in characters:
             continue
         characters[cid] = Character(
             id=cid,
-            name=_plain(item["name"]),
+            name=name,
             gender=item.get("gender") if item.get("gender") in ("male", "female") else "unknown",
             age=item.get("age") if item.get("age") in ("child", "young", "adult", "old") else "unknown",
             nature=item.get("nature") if item.get("nature") in ("human", "creature", "machine") else "unknown",
