@@ -117,3 +117,16 @@ def test_read_prints_a_human_summary(tmp_path: Path, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert out.startswith("page 1 [story, ltr]:")
     assert "panels" in out and "speech" in out
+
+
+def test_split_chapters_without_chapters_says_so_and_writes_one_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lone page has no ComicInfo, outline or --chapters: --split-chapters makes the one video and says why."""
+    out = tmp_path / "page.mp4"
+    assert main([str(SAMPLE_PAGE), "-o", str(out), "--split-chapters", "--voice-quality", "fast", "--draft"]) == 0
+    printed = capsys.readouterr()
+    assert "[chapters] none known (no --chapters, ComicInfo bookmarks or PDF outline): one file only" in (
+        printed.out + printed.err
+    )
+    assert sorted(p.name for p in tmp_path.glob("*.mp4")) == ["page.mp4"]
