@@ -73,7 +73,8 @@ def test_the_video_ends_with_a_card_of_the_credits(narrated: Path) -> None:
 
 def test_no_end_card_ends_the_video_with_the_pages(narrated: Path) -> None:
     """The same book again from its work folder with --no-end-card: the file is made again (the card is part of
-    the render's key), ends with its last page, and its last chapter ends there too."""
+    the render's key), ends with its last page, and its last chapter ends there too; without --split-chapters
+    no file is written per chapter."""
     out = narrated.with_name("no-card.mp4")
     work = ["--work-dir", str(narrated.parent / f"{narrated.name}.work")]
     assert main([*OPTIONS, *work, "--chapters", "1,2", "--no-end-card", "-o", str(out)]) == 0
@@ -84,6 +85,7 @@ def test_no_end_card_ends_the_video_with_the_pages(narrated: Path) -> None:
     with av.open(str(out)) as container:
         chapters = container.chapters()
     assert float(chapters[-1]["end"] * chapters[-1]["time_base"]) == pytest.approx(pages_s, abs=0.05)
+    assert not list(out.parent.glob("no-card-*.mp4")), "chapter files only with --split-chapters"
 
 
 def test_the_card_is_not_dead_air(narrated: Path) -> None:
