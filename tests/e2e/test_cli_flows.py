@@ -122,9 +122,14 @@ def test_read_prints_a_human_summary(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_split_chapters_without_chapters_says_so_and_writes_one_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A lone page has no ComicInfo, outline or --chapters: --split-chapters makes the one video and says why."""
+    """A lone page has no ComicInfo, outline or --chapters: --split-chapters makes the one video and says why (a
+    run without it says nothing of chapters)."""
     out = tmp_path / "page.mp4"
-    assert main([str(SAMPLE_PAGE), "-o", str(out), "--split-chapters", "--voice-quality", "fast", "--draft"]) == 0
+    options = [str(SAMPLE_PAGE), "-o", str(out), "--voice-quality", "fast", "--draft"]
+    assert main(options) == 0
+    plain = capsys.readouterr()
+    assert "[chapters]" not in plain.out + plain.err
+    assert main([*options, "--split-chapters"]) == 0
     printed = capsys.readouterr()
     assert "[chapters] none known (no --chapters, ComicInfo bookmarks or PDF outline): one file only" in (
         printed.out + printed.err
