@@ -20,16 +20,14 @@ for e in /tmp/tts-site/*; do case $(basename "$e") in onnxruntime*) ;; *) ln -sf
 python3 "$here/gpu_make_tiny_vlm.py" /tmp/tiny-vlm > /tmp/tiny.log 2>&1 || { cat /tmp/tiny.log; exit 1; }
 # A patched copy of src/ for the alt- runs (ALT_PATCH) and another for the alt2- runs (ALT2_PATCH); a path relative
 # to the checkout, as the docs give it, works (the patch runs inside the copy).
-if [ -n "${ALT_PATCH:-}" ]; then
-  patch=$(realpath "$ALT_PATCH")
-  rm -rf /tmp/alt-src && mkdir -p /tmp/alt-src && cp -r "$here/../src/comic_narrator" /tmp/alt-src/
-  (cd /tmp/alt-src && python3 "$patch") && export ALT_SRC=/tmp/alt-src
-fi
-if [ -n "${ALT2_PATCH:-}" ]; then
-  patch=$(realpath "$ALT2_PATCH")
-  rm -rf /tmp/alt2-src && mkdir -p /tmp/alt2-src && cp -r "$here/../src/comic_narrator" /tmp/alt2-src/
-  (cd /tmp/alt2-src && python3 "$patch") && export ALT2_SRC=/tmp/alt2-src
-fi
+patched_copy() {  # NAME (alt or alt2) PATCH: /tmp/NAME-src patched, exported as ALT_SRC or ALT2_SRC
+  local dir=/tmp/$1-src patch
+  patch=$(realpath "$2")
+  rm -rf "$dir" && mkdir -p "$dir" && cp -r "$here/../src/comic_narrator" "$dir/"
+  (cd "$dir" && python3 "$patch") && export "$(echo "$1" | tr a-z A-Z)_SRC=$dir"
+}
+[ -n "${ALT_PATCH:-}" ] && patched_copy alt "$ALT_PATCH"
+[ -n "${ALT2_PATCH:-}" ] && patched_copy alt2 "$ALT2_PATCH"
 mkdir -p /tmp/both
 export MPS=1 CLI_SITE=${CLI_SITE:-/tmp/cli-site}
 # shellcheck disable=SC2086
