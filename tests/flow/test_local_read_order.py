@@ -105,6 +105,7 @@ class _Watched:
         self.threads: list[int] = []
         self.inside = 0
         self.most_inside = 0
+        self.done = 0
         self.lock = threading.Lock()
 
     def recognize(self, image_rgb: npt.NDArray[np.uint8], lang: Literal["en", "ja"]) -> list[OcrLine]:
@@ -118,6 +119,7 @@ class _Watched:
         finally:
             with self.lock:
                 self.inside -= 1
+                self.done += 1
 
 
 def test_with_eight_slots_the_first_page_is_asked_about_before_every_slot_has_read_locally(tmp_path: Path) -> None:
@@ -141,3 +143,34 @@ def test_with_eight_slots_the_first_page_is_asked_about_before_every_slot_has_re
     # waits for page 3's whole reading. Without the gate every slot's thread has read before page 1 is asked.
     assert readers_at_first_request[0] <= LOCAL_READS_AT_ONCE + 2
     assert ocr.most_inside <= LOCAL_READS_AT_ONCE
+
+
+def test_pages_are_read_locally_while_the_llm_holds_every_slot(tmp_path: Path) -> None:
+    """A reading thread holds its page through the local reading and the LLM's answer; the pool has a thread for
+    each local reading at once beside the slots' threads, so while the LLM holds page 1 (and the pages after it
+    wait for its names), the next pages are read locally. With only the slots' threads, pages 3 and 4 waited for
+    page 1's answer."""
+    slots = 2
+    pages = slots + LOCAL_READS_AT_ONCE
+    with RapidOcrEngine() as real:
+        ocr = _Watched(real)
+        read_while_held: list[int] = []
+
+        def hold() -> None:  # page 1's request, the first to arrive, is answered once every page is read locally
+            if read_while_held:
+                return
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                with ocr.lock:
+                    if ocr.done >= pages:
+                        break
+                time.sleep(0.05)
+            with ocr.lock:
+                read_while_held.append(ocr.done)
+
+        with chat_server("ok", hold=hold) as (url, state):
+            book, stream = llm_page_stream(tmp_path, pages, url, slots, ocr)
+            handed = [page.index for page, _read in stream]
+    assert handed == [page.index for page in book.pages]
+    assert len(state.requests) == pages
+    assert read_while_held == [pages]

@@ -216,7 +216,12 @@ class LocalExecutor:
         self.after_reading = after_reading
         self.busy_s: dict[str, float] = {}
         """Seconds each kind of page work was busy (summed over workers), to compare with the wall time."""
-        self.read_workers = max(1, run.llm.slots) if run.vision.vision == "llm" else 1
+        self.read_workers = max(1, run.llm.slots) + LOCAL_READS_AT_ONCE if run.vision.vision == "llm" else 1
+        """With the LLM reading, a thread for each of its slots and one for each local reading at once: a thread
+        holds its page through the local reading and then the LLM's, so with only the slots' threads the next
+        pages' local readings waited for answers, and the LLM for them (a 20-page book on an H100: pages read
+        locally about a second apart, each LLM answer 1-5 s after its page's local reading). The client keeps
+        the slots' bound on the requests in flight."""
         self.renderer = (
             SegmentRenderer(run.work_dir, run.render, render_stage, worker_count(run.render))
             if render_stage is not None
