@@ -135,3 +135,24 @@ def test_split_chapters_without_chapters_says_so_and_writes_one_file(
         printed.out + printed.err
     )
     assert sorted(p.name for p in tmp_path.glob("*.mp4")) == ["page.mp4"]
+
+
+def test_a_master_that_fails_stops_the_run_naming_the_file_and_keeps_the_last_video(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run over an output that is no longer current masters the book's audio on a thread after the last page;
+    when that fails (here audio.wav cannot be written: a folder stands in its place), the run ends with one error
+    line naming the file and the log, and the video the last run made is left as it was, not joined again
+    without its audio."""
+    out = tmp_path / "sample.mp4"
+    args = [str(SAMPLE_PAGE), "-o", str(out), "--draft", "--voice-quality", "fast"]
+    assert main(args) == 0
+    before = out.read_bytes()
+    wav = out.with_name("sample.mp4.work") / "audio.wav"
+    wav.unlink()
+    wav.mkdir()
+    capsys.readouterr()
+    assert main([*args, "--music"]) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("error: ") and str(wav) in last and "comic-narrator.log" in last, last
+    assert out.read_bytes() == before

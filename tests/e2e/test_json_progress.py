@@ -41,6 +41,7 @@ def test_a_run_reports_json_progress_and_a_summary(tmp_path: Path, capsys: pytes
     events = [json.loads(line) for line in captured.err.splitlines() if line.strip()]
     stages = {e["stage"] for e in events if e["event"] == "progress"}
     assert {"ingest", "read"} <= stages, stages
+    assert not stages & {"voices", "render", "master"}, stages  # a reading-only run voices and masters nothing
     summary = events[-1]
     assert summary["event"] == "summary" and summary["pages"] == 1 and summary["failures"] == []
     assert summary["wall_s"] > 0 and Path(summary["reading"]).is_file() and summary["output"] is None
