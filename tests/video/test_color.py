@@ -51,9 +51,7 @@ def test_the_i420_buffer_holds_full_luma_then_quarter_cb_then_quarter_cr() -> No
     yuv420p has them) each block's Cb and Cr, within one step (the conversion runs in float32: a value within a
     rounding's width of a half step may round the other way)."""
     rng = np.random.default_rng(7)
-    blocks = rng.integers(
-        0, 256, size=(4, 6, 3), dtype=np.uint8
-    )  # 4 x 6 blocks of 2 x 2 pixels (sizes are multiples of 4)
+    blocks = rng.integers(0, 256, size=(4, 6, 3), dtype=np.uint8)  # 2 x 2 pixels each; sizes are multiples of 4
     frame = np.ascontiguousarray(blocks.repeat(2, axis=0).repeat(2, axis=1))
     height, width = frame.shape[:2]
     planes = rgb_to_i420(frame)
