@@ -237,7 +237,7 @@ class LocalExecutor:
         feed = BookFeed.of(book)
         ahead = max(self.read_ahead, self.read_workers)
         if run.vision.vision == "llm":
-            ahead = max(ahead, LLM_READ_AHEAD_ROUNDS * self.read_workers)
+            ahead = max(ahead, LLM_READ_AHEAD_ROUNDS * max(1, run.llm.slots))
         ledger = CharacterLedger(run.llm.slots)
         gate = OrderedGate(LOCAL_READS_AT_ONCE)
         with ThreadPoolExecutor(self.read_workers, thread_name_prefix="read") as pool:
