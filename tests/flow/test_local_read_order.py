@@ -16,8 +16,9 @@ import pytest
 from comic_narrator.backends.protocols import OcrLine
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.flow.executor import FIRST_PAGE_PERMITS, LOCAL_READS_AT_ONCE, OrderedGate
+from tests.conftest import SAMPLE_PAGE
 from tests.llm.chat_server import chat_server
-from tests.llm.page_stream import llm_page_stream
+from tests.llm.page_stream import llm_page_stream, llm_stream_of
 
 
 def test_the_gate_lets_the_lowest_waiting_order_in_and_no_more_than_its_permits() -> None:
@@ -106,6 +107,8 @@ class _Watched:
         self.inside = 0
         self.most_inside = 0
         self.done = 0
+        self.calls: list[tuple[tuple[int, ...], float, float]] = []
+        """Each call's image shape, start and end."""
         self.lock = threading.Lock()
 
     def recognize(self, image_rgb: npt.NDArray[np.uint8], lang: Literal["en", "ja"]) -> list[OcrLine]:
@@ -114,12 +117,14 @@ class _Watched:
                 self.threads.append(threading.get_ident())
             self.inside += 1
             self.most_inside = max(self.most_inside, self.inside)
+        started = time.perf_counter()
         try:
             return self.engine.recognize(image_rgb, lang)
         finally:
             with self.lock:
                 self.inside -= 1
                 self.done += 1
+                self.calls.append((image_rgb.shape, started, time.perf_counter()))
 
 
 def test_with_eight_slots_the_first_page_is_asked_about_before_every_slot_has_read_locally(tmp_path: Path) -> None:
@@ -174,3 +179,29 @@ def test_pages_are_read_locally_while_the_llm_holds_every_slot(tmp_path: Path) -
     assert handed == [page.index for page in book.pages]
     assert len(state.requests) == pages
     assert read_while_held == [pages]
+
+
+def test_page_one_is_read_locally_with_the_cores_to_itself(tmp_path: Path) -> None:
+    """Page 1's local reading holds every permit of the gate (FIRST_PAGE_PERMITS), so no other page's OCR runs
+    beside it and its request goes out first. Page 1 is the sample page made larger, so its OCR call is told from
+    the others' by the image's shape."""
+    from PIL import Image
+
+    folder = tmp_path / "book"
+    folder.mkdir()
+    with Image.open(SAMPLE_PAGE) as page:
+        page.resize((page.width * 6 // 5, page.height * 6 // 5)).save(folder / "p00.jpg")
+    for n in range(1, 5):
+        (folder / f"p{n:02d}.jpg").write_bytes(SAMPLE_PAGE.read_bytes())
+    with RapidOcrEngine() as real:
+        ocr = _Watched(real)
+        with chat_server("ok") as (url, _state):
+            book, stream = llm_stream_of(folder, tmp_path / "work", url, 4, ocr)
+            assert [page.index for page, _read in stream] == [page.index for page in book.pages]
+    shapes = [shape for shape, _start, _end in ocr.calls]
+    firsts = [call for call in ocr.calls if shapes.count(call[0]) == 1]
+    assert len(firsts) == 1 and len(ocr.calls) == 5, shapes
+    _shape, start, end = firsts[0]
+    others = [call for call in ocr.calls if call is not firsts[0]]
+    assert all(other_end <= start or other_start >= end for _s, other_start, other_end in others)
+    assert ocr.most_inside <= LOCAL_READS_AT_ONCE
