@@ -35,10 +35,11 @@ instead of one by one as the voices take pages; a reading held is a few KB, and 
 
 LOCAL_READS_AT_ONCE = 2
 """With the LLM reading, pages read locally at once (OCR, panels, balloons), handed out lowest page first. The
-LLM's slots are reading threads, and each page's local reading comes before its request: on the H200 all 16
-threads read their pages locally together, sharing the interpreter and the cores, so page 1's request went out
-4.8-5.3 s into the run (ingest 0.8 s) and vLLM sat idle until then. Two at a time, in page order, page 1's
-reading is done first and later pages still stay ahead of the LLM."""
+reading threads (one a slot, and one for each local reading at once) each take a page through its local reading
+and then its request: before this gate, on the H200 all 16 threads read their pages locally together, sharing
+the interpreter and the cores, so page 1's request went out 4.8-5.3 s into the run (ingest 0.8 s) and vLLM sat
+idle until then. Two at a time, in page order, page 1's reading is done first and later pages still stay ahead
+of the LLM."""
 
 FIRST_PAGE_PERMITS = LOCAL_READS_AT_ONCE
 """Permits page 1's local reading holds: every one, so it has the cores to itself and its request goes first."""
@@ -201,8 +202,8 @@ def _read(
 
 
 class LocalExecutor:
-    """In-process pools: ``read_workers`` reading threads (the LLM's concurrency when it reads), and
-    ``render_workers`` processes for the video (one per core by default)."""
+    """In-process pools: ``read_workers`` reading threads (with the LLM reading, its slots and the local readings
+    at once; otherwise one), and ``render_workers`` processes for the video (one per core by default)."""
 
     def __init__(
         self,
