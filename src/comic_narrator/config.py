@@ -125,11 +125,20 @@ class VoiceConfig:
     the server). The spec is ``name[:en|ja[:gender[:age]]]``; the WAV's transcript is the .txt file beside it."""
     tts_server_model: str = "tts-1"
     """The `model` field sent to an OpenAI-compatible speech server."""
-    tts_server_concurrency: int = 8
-    """Most requests in flight to each TTS server at once (8: on a GPU tenant beside vLLM, 4 left the voices'
-    slots full in about 40 % of their busy time and kept them 0.4-3.4 s busier a book; docs/gpu.md)."""
+    tts_server_concurrency: int | None = None
+    """Most requests in flight to each TTS server at once; None: 8 for the OpenAI speech API (the project's GPU
+    voices beside vLLM: with 4, its slots were full in about 40 % of its busy time, and a book kept it 0.4-3.4 s
+    busier; docs/gpu.md) and 4 for Fish Speech, as before (its server queues what it cannot voice at once, and a
+    queued request's wait counts against the timeout)."""
     tts_request_timeout_s: float = 120.0
     """Per-request timeout for the TTS server."""
+
+    @property
+    def tts_in_flight(self) -> int:
+        """``tts_server_concurrency``, or the API's own bound."""
+        if self.tts_server_concurrency is not None:
+            return max(1, self.tts_server_concurrency)
+        return 8 if self.tts_server_api == "openai" else 4
 
 
 @dataclass(frozen=True)

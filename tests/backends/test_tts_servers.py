@@ -204,7 +204,7 @@ def test_the_openai_api_gives_the_bank_its_server_voices_beside_the_bundled_ones
         assert ids[0] == "openai:am_adam" and "en-joe" in ids
         assert bank.synthesize("Good evening.", "openai:am_adam", Delivery()).duration_s > 0.3
         # Lines go to the server as many at a time as it takes; a voice nobody offers is named with those that are.
-        assert bank.parallelism() == config.tts_server_concurrency > 1
+        assert bank.parallelism() == config.tts_in_flight == 8  # the OpenAI API's own bound
         with pytest.raises(EngineError, match=r"unknown voice 'nobody'; available voices: .*en-joe.*openai:am_adam"):
             bank.synthesize("Hi.", "nobody", Delivery())
     with open_voice_bank(VoiceConfig()) as bundled:
@@ -242,3 +242,13 @@ def test_bad_reference_recordings_name_the_file(tmp_path: Path) -> None:
         open_voice_bank(
             VoiceConfig(tts_server=closed_port_url(), tts_server_api="openai", tts_server_references=(("v", wav),))
         ).voices()
+
+
+def test_a_fish_server_gets_four_requests_at_once_and_a_set_bound_wins() -> None:
+    """A Fish Speech server queues what it cannot voice at once, and a queued request's wait counts against the
+    timeout: it keeps the bound of 4 that the OpenAI API's 8 replaced; tts_server_concurrency sets either."""
+    with tts_server(ServerState()) as url:
+        with open_voice_bank(VoiceConfig(tts_server=url)) as fish:
+            assert fish.parallelism() == 4
+        with open_voice_bank(VoiceConfig(tts_server=url, tts_server_api="openai", tts_server_concurrency=2)) as bank:
+            assert bank.parallelism() == 2

@@ -35,7 +35,7 @@ def _server(config: VoiceConfig) -> OpenableEngine | None:
             config.tts_server,
             config.tts_server_model,
             config.tts_server_voices,
-            config.tts_server_concurrency,
+            config.tts_in_flight,
             config.tts_request_timeout_s,
         )
     from comic_narrator.backends.fish_speech import FishSpeechEngine
@@ -43,7 +43,7 @@ def _server(config: VoiceConfig) -> OpenableEngine | None:
     return FishSpeechEngine(
         config.tts_server,
         config.tts_server_voices,
-        config.tts_server_concurrency,
+        config.tts_in_flight,
         config.tts_request_timeout_s,
         inline_references=load_references(config.tts_server_references),
     )
