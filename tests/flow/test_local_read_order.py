@@ -106,7 +106,6 @@ class _Watched:
         self.threads: list[int] = []
         self.inside = 0
         self.most_inside = 0
-        self.done = 0
         self.calls: list[tuple[tuple[int, ...], float, float]] = []
         """Each call's image shape, start and end."""
         self.lock = threading.Lock()
@@ -123,7 +122,6 @@ class _Watched:
         finally:
             with self.lock:
                 self.inside -= 1
-                self.done += 1
                 self.calls.append((image_rgb.shape, started, time.perf_counter()))
 
 
@@ -167,11 +165,11 @@ def test_pages_are_read_locally_while_the_llm_holds_every_slot(tmp_path: Path) -
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline:
                 with ocr.lock:
-                    if ocr.done >= pages:
+                    if len(ocr.calls) >= pages:
                         break
                 time.sleep(0.05)
             with ocr.lock:
-                read_while_held.append(ocr.done)
+                read_while_held.append(len(ocr.calls))
 
         with chat_server("ok", hold=hold) as (url, state):
             book, stream = llm_page_stream(tmp_path, pages, url, slots, ocr)
