@@ -6,6 +6,6 @@ from gpu_alt_edit import replace_in
 
 replace_in(
     "comic_narrator/flow/executor.py",
-    'max(1, run.llm.slots) + LOCAL_READS_AT_ONCE if run.vision.vision == "llm"',
-    'max(1, run.llm.slots) if run.vision.vision == "llm"',
+    'run.llm.slots + LOCAL_READS_AT_ONCE if run.vision.vision == "llm"',
+    'run.llm.slots if run.vision.vision == "llm"',
 )

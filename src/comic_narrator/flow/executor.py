@@ -217,7 +217,7 @@ class LocalExecutor:
         self.after_reading = after_reading
         self.busy_s: dict[str, float] = {}
         """Seconds each kind of page work was busy (summed over workers), to compare with the wall time."""
-        self.read_workers = max(1, run.llm.slots) + LOCAL_READS_AT_ONCE if run.vision.vision == "llm" else 1
+        self.read_workers = run.llm.slots + LOCAL_READS_AT_ONCE if run.vision.vision == "llm" else 1
         """With the LLM reading, a thread for each of its slots and one for each local reading at once: a thread
         holds its page through the local reading and then the LLM's, so with only the slots' threads the next
         pages' local readings waited for answers, and the LLM for them (a 20-page book on an H100: pages read
@@ -238,7 +238,7 @@ class LocalExecutor:
         feed = BookFeed.of(book)
         ahead = max(self.read_ahead, self.read_workers)
         if run.vision.vision == "llm":
-            ahead = max(ahead, LLM_READ_AHEAD_ROUNDS * max(1, run.llm.slots))
+            ahead = max(ahead, LLM_READ_AHEAD_ROUNDS * run.llm.slots)
         ledger = CharacterLedger(run.llm.slots)
         gate = OrderedGate(LOCAL_READS_AT_ONCE)
         with ThreadPoolExecutor(self.read_workers, thread_name_prefix="read") as pool:
