@@ -1,7 +1,7 @@
 """Build the reader's panel stress set: one corpus-schema folder (gt.json + pages) per kind of page that issue 9
 lists, for `comic-narrator eval` and training/panels/stress_eval.py.
 
-    python training/panels/stress.py OUT_DIR [--seed 9]
+    python training/panels/stress.py OUT_DIR [--seed 9] [--condition-pages training]
 
 Three sources, none of them trained on by the shipped segmenter as pages:
 - real pages with hand-checked panels: the golden-age and newspaper pages of ../shared/corpus (public domain);
@@ -592,6 +592,19 @@ def held_out_pages() -> list[tuple[str, Page]]:
     return out
 
 
+def training_pages() -> list[tuple[str, Page]]:
+    """Black Jack p. 2-40 with their hand-annotated panels: the segmenter's own training pages, to look for
+    failures under the page conditions without looking at the held-out pages (`--condition-pages training`)."""
+    out: list[tuple[str, Page]] = []
+    for name in ("bj01-a.json", "bj01-b.json"):
+        for page in json.loads((ANNOTATIONS / name).read_text(encoding="utf-8"))["pages"]:
+            number = int(page["image"][-10:-4])
+            if number <= 40:
+                boxes = [tuple(p["bbox"]) for p in page["panels"]]
+                out.append((f"bj{number}", Page(_rgb(BJ / page["image"]), "rtl", boxes)))  # type: ignore[arg-type]
+    return out
+
+
 CONDITIONS: dict[str, Callable[[Page, np.random.Generator, int], Page]] = {
     "small-scan": lambda p, rng, n: _resize(p, 800),
     "large-scan": lambda p, rng, n: _resize(p, 3000),
@@ -637,9 +650,27 @@ SOURCES = {
 }
 
 
-def build(out_dir: Path, seed: int, per_kind: int, kinds: set[str] | None = None, held_out_stride: int = 1) -> None:
+def build(
+    out_dir: Path,
+    seed: int,
+    per_kind: int,
+    kinds: set[str] | None = None,
+    held_out_stride: int = 1,
+    condition_pages: str = "held-out",
+) -> None:
     """Write every kind's folder (or those in ``kinds``): ``per_kind`` constructed pages each, and every
-    ``held_out_stride``-th held-out page under each condition."""
+    ``held_out_stride``-th held-out page under each condition (with ``condition_pages="training"``, only the
+    conditions, over Black Jack p. 2-40 instead)."""
+    if condition_pages == "training":
+        rng = np.random.default_rng(seed)
+        pages = training_pages()
+        for kind, transform in CONDITIONS.items():
+            if not kinds or kind in kinds:
+                named = [(f"{name}.jpg", transform(page, rng, 20 + i)) for i, (name, page) in enumerate(pages)]
+                _write(
+                    out_dir / kind, named, "Black Jack ni Yoroshiku (c) Shuho Sato, Manga on Web (p. 2-40); transformed"
+                )
+        return
     rng = np.random.default_rng(seed)
     art = load_art()
     order = ["bj", "golden", "pc"]
@@ -680,8 +711,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--per-kind", type=int, default=6)
     parser.add_argument("--kinds", default="", help="comma-separated subset")
+    parser.add_argument(
+        "--condition-pages",
+        choices=("held-out", "training"),
+        default="held-out",
+        help="training: only the page conditions, over the segmenter's training pages (Black Jack p. 2-40)",
+    )
     args = parser.parse_args()
-    build(args.out_dir, args.seed, args.per_kind, set(args.kinds.split(",")) - {""} or None)
+    kinds = set(args.kinds.split(",")) - {""} or None
+    build(args.out_dir, args.seed, args.per_kind, kinds, condition_pages=args.condition_pages)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.reading.geometry import overlap_of_smaller
+from comic_narrator.reading.geometry import iou, overlap_of_smaller
 from comic_narrator.reading.gutter_split import split_along_gutters
 
 MODEL_INPUT_HEIGHT_PX = 512
@@ -37,6 +37,14 @@ _CORE_FILL = 0.85
 """A confident core kept from a doubtful region fills this much of its box: a panel, not a stray shape."""
 _BLEED_EDGE_PX = 2
 """A learned box this close to the page's edge runs off it (boxes are clipped to the page)."""
+_FRAME_LINE_COVER = 0.8
+"""A side of a box is framed where one line of pixels along it, within 3 % of the box's size of the side, is ink
+over this share of the side's middle 80 %."""
+_FRAMED_SIDES_OF_A_PANEL = 2
+_ZOOM_BELOW_FILL = 0.72
+"""Panels spanning less of the page than this (by area of the box around them all) are found again on that box."""
+_ZOOM_PAD_FRAC = 0.02
+_ZOOM_PIECE_INSIDE = 0.8
 _lock = threading.Lock()
 
 
@@ -137,7 +145,36 @@ def detect_panels_learned(
             whole = left + [(x + fold, y, w, h) for x, y, w, h in right]
     if classical is None:
         return whole
-    return without_title_band(whole, classical)
+    return without_title_band(_split_when_zoomed(grey, threshold, whole, classical), classical, grey)
+
+
+def _split_when_zoomed(
+    grey: npt.NDArray[np.uint8], threshold: float, boxes: list[BBox], classical: list[BBox]
+) -> list[BBox]:
+    """Where the panels fill less than :data:`_ZOOM_BELOW_FILL` of the page (a scan with the book's margins
+    around the art, a small page on a large canvas), the model's grid spends few pixels on the art: a gutter of a
+    few pixels at the page's scale is a pixel or less there, and the panels beside it merge. The region they span
+    is segmented again at the grid's full size, and a panel the second look cuts into pieces is replaced by them
+    when the classical detector found each piece too (a zoomed look alone also cuts along lines drawn inside
+    panels: a clock's edge, a window's frame)."""
+    if len(boxes) == 0:
+        return boxes
+    height_px, width_px = grey.shape
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+    if (x1 - x0) * (y1 - y0) >= _ZOOM_BELOW_FILL * width_px * height_px:
+        return boxes
+    pad = round(_ZOOM_PAD_FRAC * max(width_px, height_px))
+    x0, y0, x1, y1 = max(0, x0 - pad), max(0, y0 - pad), min(width_px, x1 + pad), min(height_px, y1 + pad)
+    zoomed = [
+        (x + x0, y + y0, w, h) for x, y, w, h in _panels_of(np.ascontiguousarray(grey[y0:y1, x0:x1]), threshold) or []
+    ]
+    out: list[BBox] = []
+    for box in boxes:
+        pieces = [z for z in zoomed if overlap_of_smaller(z, box) >= _ZOOM_PIECE_INSIDE]
+        confirmed = len(pieces) >= 2 and all(any(iou(z, c) >= 0.5 for c in classical) for z in pieces)
+        out.extend(pieces if confirmed else [box])
+    return out
 
 
 def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | None:
@@ -194,14 +231,18 @@ def _paper_pixels(grey: npt.NDArray[np.uint8], size: tuple[int, int]) -> npt.NDA
     return np.asarray(small >= ink + 0.8 * (paper - ink))
 
 
-def without_title_band(learned: list[BBox], classical: list[BBox]) -> list[BBox]:
+def without_title_band(
+    learned: list[BBox], classical: list[BBox], grey: npt.NDArray[np.uint8] | None = None
+) -> list[BBox]:
     """Drop the topmost learned panel when it is a title band: above every other panel, with no frame the classical
     detector could follow (no classical box covers half of it), on a page with at least two other panels. A chapter
     title with its logo and credit is lettering on open paper, not a picture to dwell on.
 
     A panel that runs off the top of the page is art, never a title: a bleed has no top frame for the classical
     detector to follow either (Black Jack p. 14's first panel was dropped as a title; constructed bleed pages: 3 of
-    6 first panels)."""
+    6 first panels). Nor is one with frame lines along two or more of its sides (with the page given): a panel
+    open on one side lets the paper in, so the classical detector cannot close it, but a title band on open paper
+    has a rule under it at most (the same p. 14 inside a scanned book's margin was dropped as a title)."""
     if len(learned) < 3:
         return learned
     top = min(learned, key=lambda b: b[1])
@@ -209,8 +250,33 @@ def without_title_band(learned: list[BBox], classical: list[BBox]) -> list[BBox]
         return learned
     others = [b for b in learned if b is not top]
     above_all = top[1] + top[3] <= min(b[1] for b in others) + 0.02 * top[3] + 4
-    framed = any(overlap_of_smaller(top, c) >= 0.5 for c in classical)
+    framed = any(overlap_of_smaller(top, c) >= 0.5 for c in classical) or (
+        grey is not None and framed_sides(grey, top) >= _FRAMED_SIDES_OF_A_PANEL
+    )
     return others if above_all and not framed else learned
+
+
+def framed_sides(grey: npt.NDArray[np.uint8], box: BBox) -> int:
+    """How many of the box's four sides have a frame line: a row (or column) near the side, within 3 % of the
+    box's height (width) and at least 3 px, that is ink (darker than halfway from the page's ink to its paper, its
+    2nd and 98th percentiles) over :data:`_FRAME_LINE_COVER` of the side's middle 80 %."""
+    height_px, width_px = grey.shape
+    ink, paper = (float(v) for v in np.percentile(grey, (2, 98)))
+    dark = grey < ink + 0.5 * (paper - ink)
+    x, y, w, h = (int(v) for v in box)
+    reach_x, reach_y = max(3, round(0.03 * w)), max(3, round(0.03 * h))
+    inner_x0, inner_x1 = x + w // 10, x + w - w // 10
+    inner_y0, inner_y1 = y + h // 10, y + h - h // 10
+
+    def row_line(centre: int) -> bool:
+        band = dark[max(0, centre - reach_y) : min(height_px, centre + reach_y), max(0, inner_x0) : inner_x1]
+        return band.size > 0 and float(band.mean(axis=1).max()) >= _FRAME_LINE_COVER
+
+    def column_line(centre: int) -> bool:
+        band = dark[max(0, inner_y0) : inner_y1, max(0, centre - reach_x) : min(width_px, centre + reach_x)]
+        return band.size > 0 and float(band.mean(axis=0).max()) >= _FRAME_LINE_COVER
+
+    return sum((row_line(y), row_line(y + h), column_line(x), column_line(x + w)))
 
 
 def _cores(
