@@ -185,6 +185,18 @@ def test_colour_pages_take_the_segmenters_panels_only_when_it_finds_three_more()
     assert colour_page_panels([*learned, (50, 50, 50, 50)], classical) == [*learned, (50, 50, 50, 50)]
 
 
+def test_a_colour_panel_the_classical_detector_lost_outright_is_added_to_its_panels() -> None:
+    # The classical detector kept the bottom tier and lost the top one (a skewed scan's wide panel); the segmenter
+    # found both tiers, only one panel more, so the classical boxes stay, with the lost panel beside them.
+    bottom: list[BBox] = [(0, 500, 300, 400), (320, 500, 300, 400)]
+    top: BBox = (0, 0, 620, 450)
+    assert colour_page_panels([top, *bottom], bottom) == [*bottom, top]
+    # A learned box that overlaps a classical one by a fifth of itself is part of it, not lost.
+    assert colour_page_panels([(0, 420, 620, 160), *bottom], bottom) == bottom
+    # With no classical panel at all, one or two learned boxes are no story's panels (an ad, a cover).
+    assert colour_page_panels([top], []) == []
+
+
 def test_slanted_tiers_are_read_tier_by_tier() -> None:
     # Boxes of a slanted middle tier overlap the tier below by just over a fifth of a box: still a tier.
     top = [(582, 106, 587, 546), (71, 106, 577, 498)]
