@@ -85,9 +85,10 @@ def is_colour_page(image_rgb: npt.NDArray[np.uint8]) -> bool:
 
 
 def colour_page_panels(learned: list[BBox], classical: list[BBox]) -> list[BBox]:
-    """The panels of a colour page (`--panels auto`): the classical detector's, unless the segmenter finds at least
-    three panels more. Where the classical detector fails on colour it merges whole tiers (a Sunday page's narrow
-    gutters, a skewed scan, dark panels); where the two differ by one or two, the segmenter's extra boxes are as
+    """The panels of a colour page (`--panels auto`): the classical detector's, unless the segmenter finds fewer or at
+    least three panels more. Where the classical detector fails on colour it merges whole tiers (a Sunday page's
+    narrow gutters, a skewed scan, dark panels) or cuts a painted panel along its streaks and edges (rain, a
+    tower: 17 boxes for a Sunday page's 11); where the segmenter finds one or two more, its extra boxes are as
     often an advertisement's title bar and pictures (Chilling Tales p. 2 at 150 dpi: 3 against 1, and the page must
     stay an ad). On 59 colour page-shaped pages (Pepper&Carrot ep. 17-19 and the stress set's colour pages; the rule
     was chosen on them) the classical detector alone scores F1 0.898, the segmenter alone 0.993, this choice 0.983
@@ -96,7 +97,7 @@ def colour_page_panels(learned: list[BBox], classical: list[BBox]) -> list[BBox]
     Where the classical boxes are kept, a learned panel that none of them overlaps (by a fifth of the smaller) is
     added to them: the classical detector lost it outright rather than merged it (a skewed scan's wide framed
     panel, Pepper&Carrot ep. 19 p. 3 and 5), and an ad's pictures lie inside the classical box of its page."""
-    if len(learned) >= len(classical) + 3:
+    if len(learned) < len(classical) or len(learned) >= len(classical) + 3:
         return learned
     if not classical:
         return classical
