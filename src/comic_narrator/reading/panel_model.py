@@ -38,6 +38,7 @@ _CORE_FILL = 0.85
 _BLEED_EDGE_PX = 2
 """A learned box this close to the page's edge runs off it (boxes are clipped to the page)."""
 _COLOUR_MISSED_OVERLAP = 0.2
+_TIER_COVER = 0.85
 _FRAME_LINE_COVER = 0.8
 """A side of a box is framed where one line of pixels along it, within 3 % of the box's size of the side, is ink
 over this share of the side's middle 80 %."""
@@ -94,15 +95,34 @@ def colour_page_panels(learned: list[BBox], classical: list[BBox]) -> list[BBox]
     was chosen on them) the classical detector alone scores F1 0.898, the segmenter alone 0.993, this choice 0.983
     (at least two more: 0.987, but the ad reads as a story).
 
-    Where the classical boxes are kept, a learned panel that none of them overlaps (by a fifth of the smaller) is
-    added to them: the classical detector lost it outright rather than merged it (a skewed scan's wide framed
-    panel, Pepper&Carrot ep. 19 p. 3 and 5), and an ad's pictures lie inside the classical box of its page."""
+    Where the classical boxes are kept, a classical box that two or more learned panels tile as one tier is
+    replaced by them (a tier merged across narrow gutters, where the segmenter found only one or two more on the
+    whole page), and a learned panel that none of them overlaps (by a fifth of the smaller) is added to them: the
+    classical detector lost it outright rather than merged it (a skewed scan's wide framed panel, Pepper&Carrot
+    ep. 19 p. 3 and 5), and an ad's pictures lie inside the classical box of its page."""
     if len(learned) < len(classical) or len(learned) >= len(classical) + 3:
         return learned
     if not classical:
         return classical
+    kept: list[BBox] = []
+    for box in classical:
+        pieces = [b for b in learned if overlap_of_smaller(b, box) >= _ZOOM_PIECE_INSIDE]
+        kept.extend(pieces if _tier_of(pieces, box) else [box])
     missed = [b for b in learned if max(overlap_of_smaller(b, c) for c in classical) < _COLOUR_MISSED_OVERLAP]
-    return classical + missed
+    return kept + missed
+
+
+def _tier_of(pieces: list[BBox], box: BBox) -> bool:
+    """Whether two or more learned boxes tile the classical box as one tier (or column) of panels: each spans
+    nine tenths of its height (width) and together they cover :data:`_TIER_COVER` of it. That is a tier the
+    classical detector merged across narrow gutters; an ad's title bar and pictures are no such row."""
+    if len(pieces) < 2:
+        return False
+    _x, _y, w, h = box
+    area = sum(pw * ph for _px, _py, pw, ph in pieces)
+    if area < _TIER_COVER * w * h:
+        return False
+    return all(ph >= 0.9 * h for *_xy, _pw, ph in pieces) or all(pw >= 0.9 * w for _px, _py, pw, _ph in pieces)
 
 
 def panel_probability(grey: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], float] | None:
