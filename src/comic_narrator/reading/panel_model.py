@@ -70,7 +70,7 @@ def _session() -> Any:
 
 def suits_model(width_px: int, height_px: int) -> bool:
     """Pages shaped like pages (portrait, square or a spread); strips and webtoon slices are left to the classical
-    detector, which sees them at full resolution."""
+    detector, which sees them at full resolution, or (painted wide strips) to :func:`detect_panels_in_strip`."""
     return 0.5 <= width_px / max(height_px, 1) <= 1.6
 
 
@@ -208,11 +208,40 @@ def _split_when_zoomed(
     return out
 
 
+def detect_panels_in_strip(grey: npt.NDArray[np.uint8], threshold: float = 0.5) -> list[BBox] | None:
+    """Panel boxes of a wide strip (a newspaper or webcomic strip, wider than 1.6 times its height), or None when the
+    model is not installed. Letterboxed whole, a strip's height would be a fifth of the model's grid; instead the
+    strip is scaled to the grid's height and segmented a grid-sized window at a time, windows half overlapping, and
+    the averaged map is read as a page's is."""
+    if _session() is None:
+        return None
+    height_px, width_px = grey.shape
+    scale = MODEL_INPUT_HEIGHT_PX / height_px
+    wide = max(MODEL_INPUT_WIDTH_PX, round(width_px * scale))
+    strip = np.asarray(cv2.resize(grey, (wide, MODEL_INPUT_HEIGHT_PX), interpolation=cv2.INTER_AREA), np.uint8)
+    total = np.zeros(strip.shape, np.float32)
+    count = np.zeros(strip.shape, np.float32)
+    step = MODEL_INPUT_WIDTH_PX // 2
+    starts = list(range(0, wide - MODEL_INPUT_WIDTH_PX + 1, step))
+    if starts[-1] + MODEL_INPUT_WIDTH_PX < wide:
+        starts.append(wide - MODEL_INPUT_WIDTH_PX)
+    for x in starts:
+        window = panel_probability(np.ascontiguousarray(strip[:, x : x + MODEL_INPUT_WIDTH_PX]))
+        assert window is not None
+        total[:, x : x + MODEL_INPUT_WIDTH_PX] += window[0]
+        count[:, x : x + MODEL_INPUT_WIDTH_PX] += 1.0
+    return _boxes_of(grey, total / count, wide / width_px, threshold)
+
+
 def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | None:
     result = panel_probability(grey)
     if result is None:
         return None
-    prob, scale = result
+    return _boxes_of(grey, *result, threshold)
+
+
+def _boxes_of(grey: npt.NDArray[np.uint8], prob: npt.NDArray[np.float32], scale: float, threshold: float) -> list[BBox]:
+    """Panel boxes in page pixels from the probability map (``scale``: map pixels per page pixel)."""
     h, w = prob.shape
     # A hair-thin bridge (a balloon the model half-saw across a gutter) must not join two panels.
     inside = np.asarray(

@@ -14,6 +14,8 @@ from comic_narrator.reading.frames import FramedBox, frame_rectangles
 from comic_narrator.reading.geometry import area_px2, interval_overlap, iou, overlap_of_smaller, scale_box
 
 Mask = npt.NDArray[np.bool_]
+LINE_ART_PAPER = 0.085
+"""Art holding at least this share of paper inside it is line art: ruled frames are looked for there."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def detect_panels(
     min_side = max(params.min_panel_side_frac * min(h, w), 16.0)
     # Ruled frames (rectangles, shared frame lines) only help on line art, where paper shows inside the panels;
     # on painted pages every straight dark edge of the art would pass for a frame.
-    line_art = blobs.any() and float(background.paper_mask[blobs].mean()) >= 0.085
+    line_art = paper_inside_art(background, blobs) >= LINE_ART_PAPER
     count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs.astype(np.uint8), connectivity=4)
     flood: list[BBox] = []
     loose: list[BBox] = []
@@ -160,6 +162,15 @@ def detect_panels(
     flood.extend(_open_panels(flood, loose, min_area))
     boxes = merge_with_cells(flood, frame_rectangles(ink, min_area, min_side)) if line_art else flood
     return [scale_box(b, scale) if scale < 1.0 else b for b in boxes if area_px2(b) > 0]
+
+
+def paper_inside_art(background: PageBackground, art: Mask | None = None) -> float:
+    """The share of paper-coloured pixels inside the art (by default, what the paper around it does not reach):
+    balloons and open backgrounds. Painted and flat-coloured strips hold 0.09-0.24 of it (their balloons), line
+    art on newsprint 0.44-0.69 (the stress set's strips); 0.0 with no art at all."""
+    if art is None:
+        art = ~_paper_reachable_from_edge(background.paper_mask)
+    return float(background.paper_mask[art].mean()) if art.any() else 0.0
 
 
 def merge_with_cells(flood: list[BBox], framed: list[FramedBox]) -> list[BBox]:

@@ -31,6 +31,7 @@ from comic_narrator.reading.order import reading_order, spread_aware_order
 from comic_narrator.reading.page_kind import classify_page, is_blank
 from comic_narrator.reading.panel_model import (
     colour_page_panels,
+    detect_panels_in_strip,
     detect_panels_learned,
     is_colour_page,
     suits_model,
@@ -41,8 +42,13 @@ from comic_narrator.reading.panels import (
     detect_panels,
     estimate_background,
     is_full_bleed,
+    paper_inside_art,
 )
 from comic_narrator.reading.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
+
+_STRIP_LINE_ART_PAPER = 0.3
+"""A strip whose art holds at least this share of paper is line art (the stress set's newspaper strips 0.44 and
+0.69; its painted and flat-coloured strips 0.09-0.24)."""
 
 
 def read_page(
@@ -153,7 +159,12 @@ def _find_panels(
     background: PageBackground,
     config: VisionConfig,
 ) -> list[BBox]:
-    """The learned segmenter where it applies and is installed, else the classical detector."""
+    """The learned segmenter where it applies and is installed, else the classical detector.
+
+    A wide strip goes to the segmenter a window at a time when its art is painted or flat-coloured (little paper
+    inside it: the classical detector's ruled lines are off there, so panels sharing a frame line merge), weighed
+    against the classical boxes as a colour page's are; line art on newsprint keeps the classical detector, which
+    reads it whole (the segmenter cut the real newspaper strips of the stress set into the wrong boxes)."""
     height_px, width_px = gray.shape
     learned_too = config.panels != "classical" and suits_model(width_px, height_px)
     classical = detect_panels(image_rgb, replace(params, paper_seams=not learned_too), background)
@@ -164,6 +175,14 @@ def _find_panels(
             if config.panels == "auto" and is_colour_page(image_rgb):
                 return colour_page_panels(learned, classical)
             return learned
+    elif (
+        config.panels != "classical"
+        and width_px > height_px
+        and (config.panels == "model" or paper_inside_art(background) < _STRIP_LINE_ART_PAPER)
+    ):
+        strip = detect_panels_in_strip(gray)
+        if strip is not None:
+            return strip if config.panels == "model" else colour_page_panels(strip, classical)
     return classical
 
 
