@@ -95,3 +95,121 @@ def test_a_doubtful_region_keeps_no_core_too_small_or_too_ragged_for_a_panel(mon
     prob[390:420, 60:320] = 0.99
     monkeypatch.setattr(panel_model, "panel_probability", lambda grey: (prob, 1.0))
     assert panel_model._panels_of(_page(13), 0.5) == []
+
+
+def test_the_second_zoomed_look_is_taken_on_the_panels_region_only_where_they_fill_little_of_the_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Panels filling under 72 % of the page (by the box around them all) are segmented again on that box, padded by
+    2 % of the page's long side and clipped to the page; panels filling more are not looked at again."""
+    crops: list[tuple[int, int]] = []
+
+    def second_look(grey: np.ndarray, threshold: float) -> list[tuple[int, int, int, int]]:
+        crops.append(grey.shape)
+        return []
+
+    monkeypatch.setattr(panel_model, "_panels_of", second_look)
+    page = np.full((1000, 800), 255, np.uint8)
+    boxes = [(100, 150, 300, 300), (420, 150, 280, 300), (100, 470, 600, 330)]  # 600 x 650: 49 % of the page
+    assert panel_model._split_when_zoomed(page, 0.5, boxes, []) == boxes
+    assert crops == [(690, 640)]  # rows 130-820, columns 80-720
+    crops.clear()
+    assert panel_model._split_when_zoomed(page, 0.5, [(0, 0, 400, 400)], []) == [(0, 0, 400, 400)]
+    assert crops == [(420, 420)]  # clipped at the page's corner
+    crops.clear()
+    panel_model._split_when_zoomed(page, 0.5, [(50, 50, 700, 800)], [])  # 70 %
+    assert len(crops) == 1
+    crops.clear()
+    panel_model._split_when_zoomed(page, 0.5, [(50, 50, 700, 900)], [])  # 79 %: no second look
+    assert crops == []
+
+
+def test_a_zoomed_cut_is_kept_only_where_the_classical_detector_found_every_piece(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = np.full((1000, 800), 255, np.uint8)
+    merged = (100, 150, 600, 300)
+    left, right = (100, 150, 290, 300), (410, 150, 290, 300)
+    # The crop starts at (80, 130): the second look's boxes are in the crop's pixels.
+    monkeypatch.setattr(panel_model, "_panels_of", lambda grey, threshold: [(20, 20, 290, 300), (330, 20, 290, 300)])
+    assert panel_model._split_when_zoomed(page, 0.5, [merged], [left, right]) == [left, right]
+    assert panel_model._split_when_zoomed(page, 0.5, [merged], [left]) == [merged]
+    assert panel_model._split_when_zoomed(page, 0.5, [merged], [merged]) == [merged]
+
+
+def test_a_tier_needs_pieces_spanning_it_and_covering_most_of_it() -> None:
+    top = (0, 0, 620, 450)
+    merged = (0, 500, 620, 400)
+    # Two full-height panels with a wide gap between them cover 65 % of the box: no tier.
+    apart = [(0, 500, 200, 400), (420, 500, 200, 400)]
+    assert panel_model.colour_page_panels([top, *apart], [top, merged]) == [top, merged]
+    # Two panels over a wide one cover all of it, but not as one tier: no piece spans its height, nor all its width.
+    mixed = [(0, 500, 300, 200), (300, 500, 320, 200), (0, 700, 620, 200)]
+    assert panel_model.colour_page_panels([top, *mixed], [top, merged]) == [top, merged]
+    # A column: two pieces each as wide as the box, one over the other.
+    column = [(0, 500, 620, 200), (0, 700, 620, 200)]
+    assert panel_model.colour_page_panels([top, *column], [top, merged]) == [top, *column]
+
+
+def _frame(page: np.ndarray, box: tuple[int, int, int, int], sides: str, thickness: int = 3) -> None:
+    x, y, w, h = box
+    if "t" in sides:
+        page[y : y + thickness, x : x + w] = 0
+    if "b" in sides:
+        page[y + h - thickness : y + h, x : x + w] = 0
+    if "l" in sides:
+        page[y : y + h, x : x + thickness] = 0
+    if "r" in sides:
+        page[y : y + h, x + w - thickness : x + w] = 0
+
+
+@pytest.mark.parametrize("sides", ["", "b", "lb", "lrb", "tlrb", "tr"])
+def test_framed_sides_counts_the_frame_lines_along_a_box(sides: str) -> None:
+    page = np.full((600, 400), 250, np.uint8)
+    page[100:250, 60:300] = 170  # grey art inside, lighter than halfway to the ink
+    box = (40, 80, 300, 200)
+    _frame(page, box, sides)
+    assert panel_model.framed_sides(page, box) == len(sides)
+    # The learned box a few pixels off the lines (the model's boxes are grown a little) finds the same lines.
+    assert panel_model.framed_sides(page, (37, 77, 306, 206)) == len(sides)
+
+
+def test_a_broken_or_distant_line_is_no_frame() -> None:
+    page = np.full((600, 400), 250, np.uint8)
+    box = (40, 80, 300, 200)
+    page[277:280, 40:160] = 0  # a bottom rule over 40 % of the side's width only
+    page[80:280, 40 + 20 : 43 + 20] = 0  # a vertical line 20 px inside the left side: beyond 3 % of the width
+    assert panel_model.framed_sides(page, box) == 0
+    page[277:280, 40:340] = 0
+    assert panel_model.framed_sides(page, box) == 1
+
+
+def test_a_strip_is_segmented_in_half_overlapping_windows_of_the_grid_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 300 x 1000 strip is scaled to the grid's 512 rows (1707 columns) and segmented 384 columns at a time,
+    every 192, the last window flush with the strip's end; the averaged map is read as a page's."""
+    windows: list[tuple[int, int]] = []
+    strip = np.full((300, 1000), 255, np.uint8)
+    strip[:, 400:] = 0  # the window's content tells where it lies
+
+    def probability(grey: np.ndarray) -> tuple[np.ndarray, float]:
+        windows.append(grey.shape)
+        return np.full(grey.shape, 0.99, np.float32), 1.0
+
+    monkeypatch.setattr(panel_model, "panel_probability", probability)
+    boxes = panel_model.detect_panels_in_strip(strip)
+    width = round(1000 * 512 / 300)
+    starts = [*range(0, width - 384 + 1, 192)]
+    assert starts[-1] + 384 < width  # so a last window is added at the end
+    assert windows == [(512, 384)] * (len(starts) + 1)
+    assert boxes is not None and len(boxes) == 1
+    x, y, w, h = boxes[0]
+    assert x <= 6 and y <= 6 and x + w >= 994 and y + h >= 294  # the whole strip, in its own pixels
+
+
+def test_without_the_weights_a_strip_gets_no_learned_panels(monkeypatch: pytest.MonkeyPatch) -> None:
+    panel_model._session.cache_clear()
+    monkeypatch.setattr(panel_model, "model_path", lambda: None)
+    try:
+        assert panel_model.detect_panels_in_strip(np.full((300, 1000), 255, np.uint8)) is None
+    finally:
+        panel_model._session.cache_clear()
