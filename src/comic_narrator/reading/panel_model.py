@@ -38,15 +38,20 @@ _CORE_FILL = 0.85
 _BLEED_EDGE_PX = 2
 """A learned box this close to the page's edge runs off it (boxes are clipped to the page)."""
 _COLOUR_MISSED_OVERLAP = 0.2
+"""A learned panel on a colour page that no classical box overlaps by this share of the smaller was lost by it."""
 _TIER_COVER = 0.85
+"""Learned panels tiling a classical box as one tier cover at least this share of it."""
 _FRAME_LINE_COVER = 0.8
 """A side of a box is framed where one line of pixels along it, within 3 % of the box's size of the side, is ink
 over this share of the side's middle 80 %."""
 _FRAMED_SIDES_OF_A_PANEL = 2
+"""A topmost box with frame lines along this many of its sides is a panel, never a title band."""
 _ZOOM_BELOW_FILL = 0.72
 """Panels spanning less of the page than this (by area of the box around them all) are found again on that box."""
 _ZOOM_PAD_FRAC = 0.02
-_ZOOM_PIECE_INSIDE = 0.8
+"""The zoomed look's region is the panels' box padded by this share of the page's long side."""
+_PIECE_INSIDE = 0.8
+"""A learned box lying this much inside a panel (as a share of the smaller of the two) is a piece of it."""
 _lock = threading.Lock()
 
 
@@ -106,7 +111,7 @@ def colour_page_panels(learned: list[BBox], classical: list[BBox]) -> list[BBox]
         return classical
     kept: list[BBox] = []
     for box in classical:
-        pieces = [b for b in learned if overlap_of_smaller(b, box) >= _ZOOM_PIECE_INSIDE]
+        pieces = [b for b in learned if overlap_of_smaller(b, box) >= _PIECE_INSIDE]
         kept.extend(pieces if _tier_of(pieces, box) else [box])
     missed = [b for b in learned if max(overlap_of_smaller(b, c) for c in classical) < _COLOUR_MISSED_OVERLAP]
     return kept + missed
@@ -202,7 +207,7 @@ def _split_when_zoomed(
     ]
     out: list[BBox] = []
     for box in boxes:
-        pieces = [z for z in zoomed if overlap_of_smaller(z, box) >= _ZOOM_PIECE_INSIDE]
+        pieces = [z for z in zoomed if overlap_of_smaller(z, box) >= _PIECE_INSIDE]
         confirmed = len(pieces) >= 2 and all(any(iou(z, c) >= 0.5 for c in classical) for z in pieces)
         out.extend(pieces if confirmed else [box])
     return out
