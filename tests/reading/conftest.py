@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
+import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +23,20 @@ from comic_narrator.reading.reader import read_page
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vision"
 BLACKJACK_SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
+TRAINING_PANELS = Path(__file__).resolve().parents[2] / "training" / "panels"
+
+
+def training_module(name: str) -> ModuleType:
+    """A script of training/panels (``stress``, ``stress_eval``) loaded as a module, as the scripts import each
+    other by bare name."""
+    spec = importlib.util.spec_from_file_location(name, TRAINING_PANELS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 """The bundled manga excerpt: Black Jack ni Yoroshiku vol. 1 pp. 8-11."""
 
 

@@ -23,7 +23,7 @@ from comic_narrator.reading.panel_model import detect_panels_learned, model_path
 from comic_narrator.reading.panels import detect_panels
 from comic_narrator.reading.reader import read_page
 from tests.conftest import REPO
-from tests.reading.conftest import page_for
+from tests.reading.conftest import page_for, training_module
 
 ANNOTATIONS = REPO / "training" / "panels" / "annotations"
 SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
@@ -185,21 +185,6 @@ def test_auto_reads_a_colour_page_with_the_classical_boxes(ocr: RapidOcrEngine) 
     assert auto == classical != model
 
 
-def _in_book_margins(rgb: npt.NDArray[np.uint8], number: int) -> tuple[npt.NDArray[np.uint8], int, int]:
-    """The page as a scanned book shows it: 9 % paper left and right, 7 % above and below, a running header and
-    the page number in the margins (the stress set's page-margins condition)."""
-    import cv2
-
-    h, w = rgb.shape[:2]
-    mx, my = int(0.09 * w), int(0.07 * h)
-    page = np.full((h + 2 * my, w + 2 * mx, 3), 250, np.uint8)
-    page[my : my + h, mx : mx + w] = rgb
-    scale = w / 900
-    cv2.putText(page, "CHAPTER 3  THE PATIENT", (mx, int(my * 0.6)), cv2.FONT_HERSHEY_SIMPLEX, scale, (40, 40, 40), 2)
-    cv2.putText(page, str(number), (w // 2 + mx, h + my + int(my * 0.6)), cv2.FONT_HERSHEY_SIMPLEX, scale, (40,) * 3, 2)
-    return page, mx, my
-
-
 def test_bundled_manga_sample_panels_inside_a_books_margins() -> None:
     """The same pages inside a scanned book's margins. Page 11's first panel is open at the top (the scan cut its
     frame), so the classical detector cannot close it and it was dropped as a title band; its two narrow panels
@@ -210,11 +195,12 @@ def test_bundled_manga_sample_panels_inside_a_books_margins() -> None:
     for name, rgb in _sample_pages():
         number = int("".join(c for c in Path(name).stem if c.isdigit())[-2:])
         scale = rgb.shape[1] / 1240
-        page, mx, my = _in_book_margins(rgb, number)
-        scaled = [
-            (round(x * scale) + mx, round(y * scale) + my, round(w * scale), round(h * scale))
-            for x, y, w, h in gt[f"bj01_{number:06d}.jpg"]
-        ]
+        boxes = [tuple(round(v * scale) for v in b) for b in gt[f"bj01_{number:06d}.jpg"]]
+        # The stress set's page-margins condition: 9 % paper left and right, 7 % above and below, a running header
+        # and the page number in the margins.
+        stress = training_module("stress")
+        in_margins = stress._margins(stress.Page(rgb, "rtl", boxes), number)
+        page, scaled = in_margins.image, in_margins.panels
         grey = np.asarray(Image.fromarray(page).convert("L"))
         found = detect_panels_learned(grey, detect_panels(page))
         assert found is not None

@@ -4,11 +4,8 @@ read by the reader's own choice of panel finder; and the rules behind the figure
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import cv2
 import numpy as np
@@ -22,9 +19,10 @@ from comic_narrator.reading.order import reading_order, spread_aware_order
 from comic_narrator.reading.panel_model import colour_page_panels, detect_panels_learned, without_title_band
 from comic_narrator.reading.panels import detect_panels
 from tests.conftest import REPO
+from tests.reading.conftest import training_module
 
 SHARED = REPO.parent / "shared"
-TRAINING_PANELS = REPO / "training" / "panels"
+
 
 # Floors per kind (F1 at IoU 0.5, pages whose whole panel order is exact), a little under what the reader scores
 # on the set built below (seed 9, 6 constructed pages a kind, every other held-out page under each condition);
@@ -59,27 +57,18 @@ FLOORS: dict[str, tuple[float, int]] = {
 }
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, TRAINING_PANELS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def stress_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (SHARED / "training").is_dir() or not (SHARED / "corpus").is_dir():
         pytest.skip("../shared/training and ../shared/corpus are absent: the stress pages are built from them")
     out = tmp_path_factory.mktemp("stress")
-    _load("stress").build(out, seed=9, per_kind=6, held_out_stride=2)
+    training_module("stress").build(out, seed=9, per_kind=6, held_out_stride=2)
     return out
 
 
 @pytest.mark.parametrize("kind", sorted(FLOORS))
 def test_each_kind_of_page_reads_its_panels_in_order(stress_dir: Path, kind: str) -> None:
-    panels_of = _load("stress_eval").panels_of
+    panels_of = training_module("stress_eval").panels_of
     folder = stress_dir / kind
     matched = found = truth = exact = 0
     for page in json.loads((folder / "gt.json").read_text(encoding="utf-8"))["pages"]:
@@ -118,7 +107,7 @@ def test_bundled_stress_pages_read_every_panel_in_order(image: str) -> None:
         p for p in json.loads((BUNDLED / "gt.json").read_text(encoding="utf-8"))["pages"] if p["image"] == image
     )
     rgb = np.asarray(Image.open(BUNDLED / image).convert("RGB"))
-    pred, parents = _load("stress_eval").panels_of(rgb, "auto")
+    pred, parents = training_module("stress_eval").panels_of(rgb, "auto")
     ordered = [pred[i] for i in spread_aware_order(pred, parents, page["reading_direction"], *rgb.shape[1::-1])]
     gt: list[BBox] = [tuple(p["bbox"]) for p in page["panels"]]  # type: ignore[misc]
     hits = match_boxes(gt, ordered)
@@ -139,7 +128,7 @@ def test_black_jack_page_14_keeps_its_bleeding_first_panel() -> None:
     page = SHARED / "training" / "blackjack-ni-yoroshiku" / "vol01" / "bj01_000014.jpg"
     if not page.is_file():
         pytest.skip(f"{page} is absent (../shared/training)")
-    annotations = json.loads((TRAINING_PANELS / "annotations" / "bj01-a.json").read_text(encoding="utf-8"))
+    annotations = json.loads((REPO / "training" / "panels" / "annotations" / "bj01-a.json").read_text(encoding="utf-8"))
     gt = next([tuple(p["bbox"]) for p in pg["panels"]] for pg in annotations["pages"] if pg["image"] == page.name)
     rgb = np.asarray(Image.open(page).convert("RGB"))
     found = detect_panels_learned(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), detect_panels(rgb))
