@@ -109,6 +109,89 @@ BLACK_GUTTER_SHARE = 0.0
 all. Off for the shipped model (0.04 tried with the night pages)."""
 
 
+TONE_PAGE_SHARE = 0.0
+"""Pages whose panels carry screentone: dots or lines of random pitch, angle and weight over the light areas of
+some of the panels, whole or a part of each (a sky, a wall), sometimes graded; the gutters stay paper. Synthetic
+pages get it under their balloons (`render_page`), real pages over their panels (`screentone`). Set by train.py's
+`--tone-share`."""
+
+
+@dataclass
+class Tone:
+    """One page's screentone: the same sheet for every panel it covers."""
+
+    pitch: float
+    angle: float
+    lines: bool
+    light_from: int
+
+    @staticmethod
+    def draw(rng: np.random.Generator, width: int) -> Tone:
+        return Tone(max(2.5, width * rng.uniform(0.0025, 0.009)),
+                    float(np.deg2rad(rng.choice([45.0, 0.0, 30.0, 60.0, float(rng.uniform(0, 90))]))),
+                    bool(rng.random() < 0.2), int(rng.integers(160, 225)))
+
+    def over(self, patch: Gray, rng: np.random.Generator, mask: npt.NDArray[np.bool_] | None = None) -> Gray:
+        """``patch`` with the tone over its light areas (inside ``mask``): all of them, the part on one side of a
+        random line, or none (a quarter of the time)."""
+        h, w = patch.shape
+        if rng.random() < 0.25 or w < 8 or h < 8:
+            return patch
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        u = xx * np.cos(self.angle) + yy * np.sin(self.angle)
+        v = yy * np.cos(self.angle) - xx * np.sin(self.angle)
+        weight: npt.NDArray[np.float32] | float = rng.uniform(0.25, 0.6)
+        if rng.random() < 0.3:  # graded, darker towards one side
+            along = yy / h if rng.random() < 0.7 else xx / w
+            weight = (0.1 + along * rng.uniform(0.3, 0.6)).astype(np.float32)
+        du = np.mod(u, self.pitch) - self.pitch / 2
+        dv = np.mod(v, self.pitch) - self.pitch / 2
+        ink = np.abs(du) < weight * self.pitch / 2 if self.lines else du * du + dv * dv < (weight * self.pitch) ** 2
+        where = ink & (patch >= self.light_from)
+        if mask is not None:
+            where &= mask
+        if rng.random() < 0.5:
+            a, b = rng.normal(size=2)
+            where &= a * (xx / w - 0.5) + b * (yy / h - 0.5) > rng.uniform(-0.3, 0.3) * (abs(a) + abs(b))
+        out = patch.copy()
+        out[where] = int(rng.integers(20, 150))
+        return out
+
+
+def screentone(page: Gray, label: Gray, rng: np.random.Generator) -> Gray:
+    """``page`` with one tone over the light areas of the panels that ``label`` marks (255 inside a panel, eroded
+    by 0.6 % of the width as the training labels are), each panel toned whole, in part or not at all."""
+    grow = max(2, round(0.006 * page.shape[1]))
+    inside = cv2.dilate(label, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)) > 127
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(inside.astype(np.uint8))
+    tone = Tone.draw(rng, page.shape[1])
+    out = page.copy()
+    for i in range(1, count):
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        out[y : y + h, x : x + w] = tone.over(page[y : y + h, x : x + w], rng, parts[y : y + h, x : x + w] == i)
+    return out
+
+
+def night_panels(page: Gray, label: Gray, rng: np.random.Generator) -> Gray:
+    """``page`` with some of the panels that ``label`` marks made night scenes: the art inverted and darkened, or
+    its light areas darkened under the ink; the gutters stay paper."""
+    grow = max(2, round(0.006 * page.shape[1]))
+    inside = cv2.dilate(label, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)) > 127
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(inside.astype(np.uint8))
+    out = page.copy()
+    for i in range(1, count):
+        if rng.random() < 0.4:
+            continue
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        patch = page[y : y + h, x : x + w].astype(np.float32)
+        dark = (255 - patch) * rng.uniform(0.45, 0.85)
+        if rng.random() < 0.5:
+            dark = np.minimum(patch, patch * rng.uniform(0.15, 0.45))
+        where = parts[y : y + h, x : x + w] == i
+        out[y : y + h, x : x + w][where] = dark.astype(np.uint8)[where]
+    return out
+
+
 def _chance(rng: np.random.Generator, share: float) -> bool:
     """True with chance ``share``; draws nothing when the share is 0, so a recipe without the kind draws the same
     pages as before the kind existed."""
@@ -198,6 +281,7 @@ def render_page(rng: np.random.Generator, arts: list[Gray], width: int, height: 
     """A page, its panel-interior label mask (255 inside a panel) and the panels' boxes."""
     black = _chance(rng, BLACK_GUTTER_SHARE)
     night = not black and _chance(rng, NIGHT_PAGE_SHARE)
+    tone = Tone.draw(rng, width) if not black and _chance(rng, TONE_PAGE_SHARE) else None
     paper = int(rng.integers(0, 45)) if black else int(rng.integers(225, 256))
     frame_ink = int(rng.integers(200, 256)) if black else 0
     canvas = np.full((height, width), paper, dtype=np.uint8)
@@ -219,6 +303,8 @@ def render_page(rng: np.random.Generator, arts: list[Gray], width: int, height: 
         if x1 - x0 < 8 or y1 - y0 < 8:
             continue
         crop = _fit_crop(art, x1 - x0, y1 - y0, rng)
+        if tone is not None:
+            crop = tone.over(crop, rng)
         style = rng.random()
         if night and rng.random() < 0.85:
             crop = ((255 - crop.astype(np.float32)) * rng.uniform(0.45, 0.8)).astype(np.uint8)

@@ -67,8 +67,9 @@ def _inside(inner: list[int], outer: list[int]) -> bool:
 
 class Pages(IterableDataset):  # type: ignore[type-arg]
     def __init__(self, data: Path, real_share: float, seed: int, action_share: float,
-                 night_share: float = 0.0, black_share: float = 0.0, strip_share: float = STRIP_SHARE) -> None:
-        self.action_share = action_share
+                 night_share: float = 0.0, black_share: float = 0.0, strip_share: float = STRIP_SHARE,
+                 tone_share: float = 0.0, real_night_share: float = 0.0) -> None:
+        self.action_share, self.tone_share, self.real_night_share = action_share, tone_share, real_night_share
         self.night_share, self.black_share, self.strip_share = night_share, black_share, strip_share
         self.arts_glob = str(data / "art" / "*.jpg")
         self.real = json.loads((data / "real.json").read_text())
@@ -81,6 +82,7 @@ class Pages(IterableDataset):  # type: ignore[type-arg]
         rng = np.random.default_rng(self.seed * 1000 + (info.id if info else 0))
         synth.ACTION_PAGE_SHARE = self.action_share  # set in each worker, whatever the start method
         synth.NIGHT_PAGE_SHARE, synth.BLACK_GUTTER_SHARE = self.night_share, self.black_share
+        synth.TONE_PAGE_SHARE = self.tone_share
         arts = [cv2.imread(p, cv2.IMREAD_GRAYSCALE) for p in sorted(glob.glob(self.arts_glob))]
         real = [(cv2.imread(str(self.real_dir / k), cv2.IMREAD_GRAYSCALE), v) for k, v in sorted(self.real.items())]
         # Hand-annotated manga pages weigh as much as all the machine-labelled painted pages together.
@@ -91,6 +93,10 @@ class Pages(IterableDataset):  # type: ignore[type-arg]
                 pool = manga if manga and (not painted or rng.random() < 0.5) else painted
                 page, boxes = pool[int(rng.integers(len(pool)))]
                 label = boxes_to_label(page.shape, boxes, max(2, round(0.006 * page.shape[1])))
+                if synth._chance(rng, self.tone_share):
+                    page = synth.screentone(page, label, rng)
+                if synth._chance(rng, self.real_night_share):
+                    page = synth.night_panels(page, label, rng)
             else:
                 width = int(rng.integers(480, 640))
                 aspect = float(rng.choice([1.41, 1.41, 1.41, 1.3, 1.5, 1.0, 0.75]))
@@ -169,12 +175,16 @@ def main() -> None:
                         help="share of synthetic pages printed on black")
     parser.add_argument("--strip-share", type=float, default=STRIP_SHARE,
                         help="share of synthetic pages drawn as a one-row newspaper strip")
+    parser.add_argument("--tone-share", type=float, default=synth.TONE_PAGE_SHARE,
+                        help="share of pages, real and synthetic, given screentone over some of their panels")
+    parser.add_argument("--real-night-share", type=float, default=0.0,
+                        help="share of real pages with some panels made night scenes")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model = UNet().to(device)
     loader = DataLoader(Pages(args.data, args.real_share, args.seed, args.action_share, args.night_share,
-                                  args.black_share, args.strip_share), batch_size=args.batch,
+                                  args.black_share, args.strip_share, args.tone_share, args.real_night_share), batch_size=args.batch,
                         num_workers=args.workers, persistent_workers=True, prefetch_factor=4)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=args.steps, pct_start=0.1)
