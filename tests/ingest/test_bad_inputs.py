@@ -42,7 +42,7 @@ def _expect_error(
     out = tmp_path / "out.mp4"
     out.write_bytes(b"an earlier video that must survive")
     code, err = run([str(path), "-o", str(out), "-q"], capsys)
-    assert code != 0
+    assert code == 2  # a problem with what was given, not an internal error (1)
     lines = err.splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith("error: ")
