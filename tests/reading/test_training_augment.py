@@ -1,0 +1,76 @@
+"""The segmenter's training augmentations (training/panels/synth.py, off in the shipped recipe): screentone and
+night panels change the panels' art and never the gutters, so a page keeps its labels."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from tests.reading.conftest import training_module
+
+BOXES = [(20, 20, 260, 180), (300, 20, 280, 180), (20, 230, 560, 330)]
+"""Three framed panels on a 600 x 580 page, 20 px gutters."""
+
+
+def _page() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    rng = np.random.default_rng(0)
+    page = np.full((580, 600), 250, np.uint8)
+    for x, y, w, h in BOXES:
+        art = np.where(rng.random((h, w)) < 0.1, 30, 240).astype(np.uint8)  # light art with some ink
+        page[y : y + h, x : x + w] = art
+        page[y : y + h, [x, x + w - 1]] = 0
+        page[[y, y + h - 1], x : x + w] = 0
+    label = np.zeros_like(page)
+    erode = max(2, round(0.006 * page.shape[1]))
+    for x, y, w, h in BOXES:
+        label[y + erode : y + h - erode, x + erode : x + w - erode] = 255
+    return page, label
+
+
+def _gutters() -> npt.NDArray[np.bool_]:
+    outside = np.ones((580, 600), bool)
+    for x, y, w, h in BOXES:
+        outside[y : y + h, x : x + w] = False
+    return outside
+
+
+def test_screentone_tones_panels_not_gutters() -> None:
+    synth = training_module("synth")
+    page, label = _page()
+    changed_panels = 0
+    for seed in range(12):
+        toned = synth.screentone(page, label, np.random.default_rng(seed))
+        assert toned.shape == page.shape and toned.dtype == np.uint8
+        assert np.array_equal(toned[_gutters()], page[_gutters()])
+        assert np.array_equal(toned[page < 100], page[page < 100])  # ink stays ink: only light areas are toned
+        changed = toned != page
+        assert not np.any(changed & (toned > page))  # tone only darkens
+        changed_panels += sum(bool(changed[y : y + h, x : x + w].any()) for x, y, w, h in BOXES)
+    assert 12 <= changed_panels < 36  # most panels toned, some left alone
+
+
+def test_night_panels_darken_panels_not_gutters() -> None:
+    synth = training_module("synth")
+    page, label = _page()
+    darkened = 0
+    for seed in range(12):
+        night = synth.night_panels(page, label, np.random.default_rng(seed))
+        assert np.array_equal(night[_gutters()], page[_gutters()])
+        for x, y, w, h in BOXES:
+            inside = night[y + 5 : y + h - 5, x + 5 : x + w - 5]
+            if inside.mean() < 0.6 * page[y + 5 : y + h - 5, x + 5 : x + w - 5].mean():
+                darkened += 1
+    assert 12 <= darkened < 36
+
+
+def test_synthetic_pages_take_tone_under_their_balloons() -> None:
+    synth = training_module("synth")
+    art = [np.full((300, 300), 235, np.uint8)]
+    synth.TONE_PAGE_SHARE = 1.0
+    try:
+        toned = [synth.render_page(np.random.default_rng(s), art, 400, 560)[0] for s in range(6)]
+    finally:
+        synth.TONE_PAGE_SHARE = 0.0
+    plain = [synth.render_page(np.random.default_rng(s), art, 400, 560)[0] for s in range(6)]
+    # Flat light art is dotted where toned: many more mid-dark pixels than the plain pages have.
+    assert sum(int((t < 160).sum()) for t in toned) > 3 * sum(int((p < 160).sum()) for p in plain)
