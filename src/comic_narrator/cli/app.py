@@ -109,9 +109,9 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         "--panels",
         choices=["auto", "model", "classical"],
         default=VisionConfig.panels,
-        help="panel finder: auto = the bundled segmenter on page-shaped pages (on colour pages only where it finds "
-        "at least three panels more than OpenCV), OpenCV on strips (default); model = the segmenter on every "
-        "page-shaped page; classical = OpenCV only",
+        help="panel finder: auto = the bundled segmenter on page-shaped pages (on colour pages weighed against "
+        "OpenCV's panels), a window at a time on painted wide strips, OpenCV on line-art strips and webtoon slices "
+        "(default); model = the segmenter on every page-shaped page and wide strip; classical = OpenCV only",
     )
     parser.add_argument(
         "--llm-url",
