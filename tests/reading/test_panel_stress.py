@@ -294,3 +294,11 @@ def test_a_painted_strip_goes_to_the_segmenter_a_window_at_a_time() -> None:
         for mode in ("classical", "model", "auto")
     }
     assert counts == {"classical": 1, "model": 5, "auto": 5}
+
+
+def test_a_blank_strip_holds_no_paper_inside_art() -> None:
+    """With no art at all there is no paper inside it: 0.0, not a share of nothing."""
+    from comic_narrator.reading.panels import PanelParams, estimate_background, paper_inside_art
+
+    blank = np.full((200, 800, 3), 250, np.uint8)
+    assert paper_inside_art(estimate_background(blank, PanelParams())) == 0.0
