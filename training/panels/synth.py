@@ -158,16 +158,21 @@ class Tone:
         return out
 
 
-def screentone(page: Gray, label: Gray, rng: np.random.Generator) -> Gray:
-    """``page`` with one tone over the light areas of the panels that ``label`` marks (255 inside a panel, eroded
-    by 0.6 % of the width as the training labels are), each panel toned whole, in part or not at all."""
+def _labelled_panels(page: Gray, label: Gray) -> list[tuple[int, tuple[int, int, int, int], npt.NDArray[np.int32]]]:
+    """Each panel that ``label`` marks (255 inside, eroded by 0.6 % of the width as the training labels are), grown
+    back to its frame: its component number, its box and the page's component map."""
     grow = max(2, round(0.006 * page.shape[1]))
     inside = cv2.dilate(label, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)) > 127
     count, parts, stats, _ = cv2.connectedComponentsWithStats(inside.astype(np.uint8))
+    return [(i, tuple(int(v) for v in stats[i, :4]), parts) for i in range(1, count)]  # type: ignore[misc]
+
+
+def screentone(page: Gray, label: Gray, rng: np.random.Generator) -> Gray:
+    """``page`` with one tone over the light areas of the panels that ``label`` marks (255 inside a panel, eroded
+    by 0.6 % of the width as the training labels are), each panel toned whole, in part or not at all."""
     tone = Tone.draw(rng, page.shape[1])
     out = page.copy()
-    for i in range(1, count):
-        x, y, w, h = (int(v) for v in stats[i, :4])
+    for i, (x, y, w, h), parts in _labelled_panels(page, label):
         out[y : y + h, x : x + w] = tone.over(page[y : y + h, x : x + w], rng, parts[y : y + h, x : x + w] == i)
     return out
 
@@ -175,14 +180,10 @@ def screentone(page: Gray, label: Gray, rng: np.random.Generator) -> Gray:
 def night_panels(page: Gray, label: Gray, rng: np.random.Generator) -> Gray:
     """``page`` with some of the panels that ``label`` marks made night scenes: the art inverted and darkened, or
     its light areas darkened under the ink; the gutters stay paper."""
-    grow = max(2, round(0.006 * page.shape[1]))
-    inside = cv2.dilate(label, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)) > 127
-    count, parts, stats, _ = cv2.connectedComponentsWithStats(inside.astype(np.uint8))
     out = page.copy()
-    for i in range(1, count):
+    for i, (x, y, w, h), parts in _labelled_panels(page, label):
         if rng.random() < 0.4:
             continue
-        x, y, w, h = (int(v) for v in stats[i, :4])
         patch = page[y : y + h, x : x + w].astype(np.float32)
         dark = (255 - patch) * rng.uniform(0.45, 0.85)
         if rng.random() < 0.5:

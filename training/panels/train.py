@@ -183,9 +183,10 @@ def main() -> None:
     torch.manual_seed(args.seed)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model = UNet().to(device)
-    loader = DataLoader(Pages(args.data, args.real_share, args.seed, args.action_share, args.night_share,
-                                  args.black_share, args.strip_share, args.tone_share, args.real_night_share), batch_size=args.batch,
-                        num_workers=args.workers, persistent_workers=True, prefetch_factor=4)
+    pages = Pages(args.data, args.real_share, args.seed, args.action_share, args.night_share, args.black_share,
+                  args.strip_share, args.tone_share, args.real_night_share)
+    loader = DataLoader(pages, batch_size=args.batch, num_workers=args.workers, persistent_workers=True,
+                        prefetch_factor=4)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=args.steps, pct_start=0.1)
     bce = nn.BCEWithLogitsLoss()
