@@ -27,8 +27,8 @@ TRAINING_PANELS = Path(__file__).resolve().parents[2] / "training" / "panels"
 
 
 def training_module(name: str) -> ModuleType:
-    """A script of training/panels (``stress``, ``stress_eval``) loaded as a module, as the scripts import each
-    other by bare name."""
+    """A script of training/panels (``stress``, ``stress_eval``, ``synth``) loaded as a module, as the scripts
+    import each other by bare name."""
     spec = importlib.util.spec_from_file_location(name, TRAINING_PANELS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -192,13 +192,13 @@ def test_bundled_manga_sample_panels_inside_a_books_margins() -> None:
     other sides is kept, and where the panels fill less than 72 % of the page, the region they span is segmented
     again, its cuts kept where the classical detector found the pieces too."""
     gt = _gt_pages()
+    # The stress set's page-margins condition: 9 % paper left and right, 7 % above and below, a running header and
+    # the page number in the margins.
+    stress = training_module("stress")
     for name, rgb in _sample_pages():
         number = int("".join(c for c in Path(name).stem if c.isdigit())[-2:])
         scale = rgb.shape[1] / 1240
         boxes = [tuple(round(v * scale) for v in b) for b in gt[f"bj01_{number:06d}.jpg"]]
-        # The stress set's page-margins condition: 9 % paper left and right, 7 % above and below, a running header
-        # and the page number in the margins.
-        stress = training_module("stress")
         in_margins = stress._margins(stress.Page(rgb, "rtl", boxes), number)
         page, scaled = in_margins.image, in_margins.panels
         grey = np.asarray(Image.fromarray(page).convert("L"))

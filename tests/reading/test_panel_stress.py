@@ -13,13 +13,15 @@ import pytest
 from PIL import Image
 
 from comic_narrator.artifacts import BBox
+from comic_narrator.config import VisionConfig
 from comic_narrator.reading.gutter_split import split_along_gutters
 from comic_narrator.reading.metrics import in_order, match_boxes
 from comic_narrator.reading.order import reading_order, spread_aware_order
 from comic_narrator.reading.panel_model import colour_page_panels, detect_panels_learned, without_title_band
-from comic_narrator.reading.panels import detect_panels
+from comic_narrator.reading.panels import PanelParams, detect_panels, estimate_background, paper_inside_art
+from comic_narrator.reading.reader import _find_panels
 from tests.conftest import REPO
-from tests.reading.conftest import training_module
+from tests.reading.conftest import TRAINING_PANELS, training_module
 
 SHARED = REPO.parent / "shared"
 
@@ -128,7 +130,7 @@ def test_black_jack_page_14_keeps_its_bleeding_first_panel() -> None:
     page = SHARED / "training" / "blackjack-ni-yoroshiku" / "vol01" / "bj01_000014.jpg"
     if not page.is_file():
         pytest.skip(f"{page} is absent (../shared/training)")
-    annotations = json.loads((REPO / "training" / "panels" / "annotations" / "bj01-a.json").read_text(encoding="utf-8"))
+    annotations = json.loads((TRAINING_PANELS / "annotations" / "bj01-a.json").read_text(encoding="utf-8"))
     gt = next([tuple(p["bbox"]) for p in pg["panels"]] for pg in annotations["pages"] if pg["image"] == page.name)
     rgb = np.asarray(Image.open(page).convert("RGB"))
     found = detect_panels_learned(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), detect_panels(rgb))
@@ -280,10 +282,6 @@ def test_a_surer_column_gutter_wins_over_a_row_gutter_it_excludes() -> None:
 def test_a_painted_strip_goes_to_the_segmenter_a_window_at_a_time() -> None:
     """The bundled colour strip: five painted panels sharing frame lines. The classical detector alone reads them as
     one; `--panels model` and `auto` (its art holds little paper) read the five through the windowed segmenter."""
-    from comic_narrator.config import VisionConfig
-    from comic_narrator.reading.panels import PanelParams, estimate_background, paper_inside_art
-    from comic_narrator.reading.reader import _find_panels
-
     rgb = np.asarray(Image.open(BUNDLED / "strip-constructed-15-pc-seed21.jpg").convert("RGB"))
     grey = np.asarray(Image.fromarray(rgb).convert("L"))
     params = PanelParams()
@@ -298,7 +296,5 @@ def test_a_painted_strip_goes_to_the_segmenter_a_window_at_a_time() -> None:
 
 def test_a_blank_strip_holds_no_paper_inside_art() -> None:
     """With no art at all there is no paper inside it: 0.0, not a share of nothing."""
-    from comic_narrator.reading.panels import PanelParams, estimate_background, paper_inside_art
-
     blank = np.full((200, 800, 3), 250, np.uint8)
     assert paper_inside_art(estimate_background(blank, PanelParams())) == 0.0

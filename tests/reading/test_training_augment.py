@@ -39,8 +39,9 @@ def _gutters() -> npt.NDArray[np.bool_]:
 def test_augmentations_change_panels_not_gutters(augment: str) -> None:
     page, label = _page()
     changed_panels = 0
+    apply = getattr(training_module("synth"), augment)
     for seed in range(12):
-        after = getattr(training_module("synth"), augment)(page, label, np.random.default_rng(seed))
+        after = apply(page, label, np.random.default_rng(seed))
         assert after.shape == page.shape and after.dtype == np.uint8
         assert np.array_equal(after[_gutters()], page[_gutters()])
         if augment == "screentone":
