@@ -32,6 +32,7 @@ def test_lines_count_the_work_and_estimate_what_is_left_from_the_pace(clock: _Cl
     assert stage.eta_s() is None  # nothing done: no pace yet
     clock.now += 2.0
     stage.advance(detail="page 1")
+    assert stage.eta_s() is None  # one item: the time before it may be a wait, not a pace
     clock.now += 2.0
     stage.advance()
     assert stage.eta_s() == pytest.approx(4.0)  # 2 s an item, 2 left
@@ -40,7 +41,7 @@ def test_lines_count_the_work_and_estimate_what_is_left_from_the_pace(clock: _Cl
     clock.now += 0.1
     stage.advance(detail="done")  # the last item always prints, without an ETA
     assert out.getvalue().splitlines() == [
-        "[voice] 1/4 (2.0s ETA    6s)  page 1",
+        "[voice] 1/4 (2.0s)  page 1",
         "[voice] 2/4 (4.0s ETA    4s)",
         "[voice] 4/4 (4.2s)  done",
     ]
@@ -63,31 +64,49 @@ def test_work_that_grows_and_a_finish_that_comes_early(clock: _Clock) -> None:
     assert stage.total == 5
     clock.now += 1.0
     stage.advance()
-    assert stage.eta_s() == pytest.approx(3.0)
+    assert stage.eta_s() == pytest.approx(3.0)  # 1 s an item, 3 left
     stage.finish("cancelled early")
     assert stage.done == 5
     assert out.getvalue().splitlines()[-1] == "[render] 5/5 (2.0s)  cancelled early"
     assert Progress(io.StringIO()).stage("empty", -3).total == 0
 
 
+def test_the_pace_starts_at_the_first_item_and_follows_the_last_seconds(clock: _Clock) -> None:
+    out = io.StringIO()
+    stage = Progress(out).stage("render", 100)
+    clock.now += 40.0  # the stages before it: a wait, not the render's pace
+    stage.advance(10)
+    clock.now += 1.0
+    stage.advance(10)
+    assert stage.eta_s() == pytest.approx(8.0)  # 10 items a second since the first, 80 left
+    for _ in range(6):  # then one item a second for six seconds
+        clock.now += 1.0
+        stage.advance()
+    assert stage.eta_s() == pytest.approx(74.0 * 5.0 / 5.0)  # the last 5 s: 5 items in 5 s, 74 left
+    assert out.getvalue().splitlines()[0] == "[render] 10/100 (40.0s)"
+
+
 def test_json_events_notes_and_quiet(clock: _Clock) -> None:
     out = io.StringIO()
     progress = Progress(out, as_json=True)
-    stage = progress.stage("read", 2)
+    stage = progress.stage("read", 3)
+    clock.now += 1.0
+    stage.advance()
     clock.now += 3.14159
-    stage.advance(detail="ページ 1")
+    stage.advance(detail="ページ 2")
     progress.note("[stack] ready")
     progress.event({"event": "summary", "pages": 2})
     events = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert events == [
+    assert events[0]["eta_s"] is None  # one page read: no pace yet
+    assert events[1:] == [
         {
             "event": "progress",
             "stage": "read",
-            "done": 1,
-            "total": 2,
-            "elapsed_s": 3.14,
+            "done": 2,
+            "total": 3,
+            "elapsed_s": 4.14,
             "eta_s": 3.1,
-            "detail": "ページ 1",
+            "detail": "ページ 2",
         },
         {"event": "note", "message": "[stack] ready"},
         {"event": "summary", "pages": 2},

@@ -6,7 +6,15 @@ import json
 import sys
 import threading
 import time
+from collections import deque
 from typing import TextIO
+
+PACE_WINDOW_S = 5.0
+"""The ETA's pace is taken over at least the last this many seconds of finished items, from the stage's first
+finished item on, never from when the stage was set up: a streamed stage waits for the stages before it, and
+that wait is no pace (the first render line of the bundled manga sample said ETA 2422 s with 21 s left). Over that
+run's lines the ETA was off by a factor of e^1.0 on average from the stage's start, e^0.78 from its first item and
+e^0.61 over the last 5 s."""
 
 
 class StageProgress:
@@ -24,11 +32,16 @@ class StageProgress:
         self._last_print_s = 0.0
         self._min_interval_s = min_interval_s
         self._lock = threading.Lock()
+        self._ticks: deque[tuple[float, int]] = deque()
+        """(time, items done) at each advance: the oldest kept is the newest at least PACE_WINDOW_S old."""
 
     def advance(self, n: int = 1, detail: str = "") -> None:
         with self._lock:
             self.done += n
             now = time.monotonic()
+            self._ticks.append((now, self.done))
+            while len(self._ticks) > 2 and self._ticks[1][0] <= now - PACE_WINDOW_S:
+                self._ticks.popleft()
             last = self.done >= self.total
             if last or now - self._last_print_s >= self._min_interval_s:
                 self._last_print_s = now
@@ -40,10 +53,15 @@ class StageProgress:
             self.total += max(n, 0)
 
     def eta_s(self) -> float | None:
-        if self.done <= 0 or self.total <= 0:
+        """Seconds left at the recent pace: 0 when done, None before two items have finished."""
+        if self.total <= 0 or self.done <= 0:
             return None
-        elapsed = time.monotonic() - self._started_s
-        return elapsed / self.done * (self.total - self.done)
+        if self.done >= self.total:
+            return 0.0
+        since_s, since_done = self._ticks[0]
+        if self.done <= since_done:
+            return None
+        return (time.monotonic() - since_s) / (self.done - since_done) * (self.total - self.done)
 
     def _emit(self, detail: str) -> None:
         if self._stream is None:

@@ -15,7 +15,7 @@ from comic_narrator.progress import Progress
 from tests.conftest import SAMPLE_PAGE
 
 
-def test_progress_lines_are_json_with_an_eta() -> None:
+def test_progress_lines_are_json_with_an_eta_field() -> None:
     stream = io.StringIO()
     progress = Progress(stream=stream, as_json=True)
     stage = progress.stage("voice", 4)
@@ -24,8 +24,9 @@ def test_progress_lines_are_json_with_an_eta() -> None:
     progress.note("cast: narrator joe")
     events = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert events[0] == events[0] | {"event": "progress", "stage": "voice", "done": 1, "total": 4, "detail": "line 1"}
-    assert events[0]["eta_s"] is not None and events[0]["elapsed_s"] >= 0
-    assert events[1]["done"] == 4 and events[-1] == {"event": "note", "message": "cast: narrator joe"}
+    assert events[0]["eta_s"] is None and events[0]["elapsed_s"] >= 0  # one line voiced: no pace yet
+    assert events[1]["done"] == 4 and events[1]["eta_s"] == 0.0
+    assert events[-1] == {"event": "note", "message": "cast: narrator joe"}
     # Without JSON the same stage prints the human line, and a summary event is not printed at all.
     human = io.StringIO()
     plain = Progress(stream=human)
