@@ -79,11 +79,20 @@ def test_the_pace_starts_at_the_first_item_and_follows_the_last_seconds(clock: _
     clock.now += 1.0
     stage.advance(10)
     assert stage.eta_s() == pytest.approx(8.0)  # 10 items a second since the first, 80 left
-    for _ in range(6):  # then one item a second for six seconds
+    for _ in range(5):  # then one item a second
         clock.now += 1.0
         stage.advance()
-    assert stage.eta_s() == pytest.approx(74.0 * 5.0 / 5.0)  # the last 5 s: 5 items in 5 s, 74 left
+    clock.now += 3.0  # and one in three seconds
+    stage.advance()
+    # the pace since the newest item at least 5 s old (3 items in 5 s), not since the first (16 in 9 s) nor over the
+    # last item alone (1 in 3 s): 74 left
+    assert stage.eta_s() == pytest.approx(74 * 5 / 3)
     assert out.getvalue().splitlines()[0] == "[render] 10/100 (40.0s)"
+    sparse = Progress(io.StringIO()).stage("voices", 4)
+    for step_s in (1.0, 1.0, 19.0):  # two items a second apart, then one 19 s later
+        clock.now += step_s
+        sparse.advance()
+    assert sparse.eta_s() == pytest.approx(19.0)  # the window holds the last two items: 19 s an item, 1 left
 
 
 def test_json_events_notes_and_quiet(clock: _Clock) -> None:
