@@ -11,10 +11,11 @@ from typing import TextIO
 
 PACE_WINDOW_S = 5.0
 """The ETA's pace is taken over at least the last this many seconds of finished items, from the stage's first
-finished item on, never from when the stage was set up: a streamed stage waits for the stages before it, and
-that wait is no pace (the first render line of the bundled manga sample said ETA 2422 s with 21 s left). Over that
-run's lines the ETA was off by a factor of e^1.0 on average from the stage's start, e^0.78 from its first item and
-e^0.61 over the last 5 s."""
+finished item on, never from when the stage was set up: a streamed stage waits for the stages before it, and that
+wait is no pace. On the bundled manga sample (`--layout manga`, 2 cores) the first render line said ETA 2422 s
+with 21 s left when the pace ran from the stage's start; over all of a run's lines the ETA was off by a factor of
+e^1.06 on average that way and e^0.63 this way (one run each). A stage slowed by the stages beside it on the same
+cores still reads slow until they finish: its worst line in the second run was 1163 s with 23 s left."""
 
 
 class StageProgress:
