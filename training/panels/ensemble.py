@@ -1,10 +1,9 @@
-"""Join several trained panel segmenters into one ONNX model whose logits are the members' average.
+"""Join several trained panel segmenters into one ONNX model that returns the logit of their mean probability.
 
-    python training/panels/ensemble.py OUT.onnx A.onnx B.onnx [...] [--mean prob|logit]
+    python training/panels/ensemble.py OUT.onnx A.onnx B.onnx [...]
 
-Every member takes the same [1, 1, 512, 384] page and returns [1, 1, 512, 384] logits (train.py's export); the
-joined model has the same input and output names, so the reader runs it as it runs one model. `--mean prob`
-(default) averages the members' probabilities and returns their logit; `--mean logit` averages the logits.
+Every member takes the same page and returns logits of the same shape (train.py's export); the joined model has
+the first member's input and output, so the reader runs it as it runs one model.
 """
 
 from __future__ import annotations
@@ -16,36 +15,29 @@ import onnx
 from onnx import TensorProto, compose, helper
 
 
-def join(members: list[onnx.ModelProto], mean: str = "prob") -> onnx.ModelProto:
-    graphs = [compose.add_prefix(member, f"m{i}_").graph for i, member in enumerate(members)]
-    nodes, inits = [], []
-    for i, graph in enumerate(graphs):
-        rename = {f"m{i}_page": "page"}
+def join(members: list[onnx.ModelProto]) -> onnx.ModelProto:
+    first = members[0].graph
+    page, logits = first.input[0].name, first.output[0].name
+    nodes, inits, probabilities = [], [], []
+    for i, member in enumerate(members):
+        graph = compose.add_prefix(member, f"m{i}_").graph
         for node in graph.node:
-            node.input[:] = [rename.get(name, name) for name in node.input]
+            node.input[:] = [page if name == f"m{i}_{page}" else name for name in node.input]
             nodes.append(node)
         inits.extend(graph.initializer)
-    outputs = [f"m{i}_logits" for i in range(len(graphs))]
-    count = helper.make_tensor("count", TensorProto.FLOAT, [], [float(len(graphs))])
-    inits.append(count)
-    if mean == "logit":
-        nodes.append(helper.make_node("Sum", outputs, ["total"]))
-        nodes.append(helper.make_node("Div", ["total", "count"], ["logits"]))
-    else:
-        sigmoids = [f"{name}_p" for name in outputs]
-        nodes += [helper.make_node("Sigmoid", [o], [s]) for o, s in zip(outputs, sigmoids, strict=True)]
-        nodes.append(helper.make_node("Sum", sigmoids, ["total"]))
-        nodes.append(helper.make_node("Div", ["total", "count"], ["p"]))
-        inits.append(helper.make_tensor("lo", TensorProto.FLOAT, [], [1e-6]))
-        inits.append(helper.make_tensor("hi", TensorProto.FLOAT, [], [1 - 1e-6]))
-        inits.append(helper.make_tensor("one", TensorProto.FLOAT, [], [1.0]))
-        nodes.append(helper.make_node("Clip", ["p", "lo", "hi"], ["pc"]))
-        nodes.append(helper.make_node("Sub", ["one", "pc"], ["q"]))
-        nodes.append(helper.make_node("Div", ["pc", "q"], ["odds"]))
-        nodes.append(helper.make_node("Log", ["odds"], ["logits"]))
-    page = helper.make_tensor_value_info("page", TensorProto.FLOAT, [1, 1, 512, 384])
-    logits = helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 1, 512, 384])
-    graph = helper.make_graph(nodes, "panels_ensemble", [page], [logits], initializer=inits)
+        probabilities.append(f"m{i}_p")
+        nodes.append(helper.make_node("Sigmoid", [f"m{i}_{logits}"], [probabilities[-1]]))
+    constants = {"count": float(len(members)), "lo": 1e-6, "hi": 1 - 1e-6, "one": 1.0}
+    inits += [helper.make_tensor(name, TensorProto.FLOAT, [], [value]) for name, value in constants.items()]
+    nodes += [
+        helper.make_node("Sum", probabilities, ["total"]),
+        helper.make_node("Div", ["total", "count"], ["mean"]),
+        helper.make_node("Clip", ["mean", "lo", "hi"], ["p"]),
+        helper.make_node("Sub", ["one", "p"], ["q"]),
+        helper.make_node("Div", ["p", "q"], ["odds"]),
+        helper.make_node("Log", ["odds"], [logits]),
+    ]
+    graph = helper.make_graph(nodes, "panels_ensemble", [first.input[0]], [first.output[0]], initializer=inits)
     model = helper.make_model(graph, opset_imports=members[0].opset_import, producer_name="comic-narrator")
     model.ir_version = members[0].ir_version
     onnx.checker.check_model(model)
@@ -56,10 +48,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("members", type=Path, nargs="+")
-    parser.add_argument("--mean", choices=["prob", "logit"], default="prob")
     args = parser.parse_args()
-    model = join([onnx.load(str(path)) for path in args.members], args.mean)
-    onnx.save(model, str(args.out))
+    onnx.save(join([onnx.load(str(path)) for path in args.members]), str(args.out))
     print(f"{args.out}: {len(args.members)} members, {args.out.stat().st_size / 1e6:.1f} MB")
 
 
