@@ -18,7 +18,9 @@
 # runs of one mode can be split over several calls: RUNS picks them (coreside: stream twopass, and jobs4: streamed
 # with 4 render workers; timeshare: timeshare). A run named base-NAME runs NAME with the comic_narrator of BASE_SRC
 # (another commit's src/, for an A/B in one boot; the voice server stays this tree's), alt-NAME with ALT_SRC's,
-# alt2-NAME with ALT2_SRC's. MPS=1 starts NVIDIA's
+# alt2-NAME with ALT2_SRC's; long-NAME narrates LONG_BOOK_DIR (default: BOOK_DIR's sibling book-long, the whole
+# 58-page volume of gpu_bundle.sh) instead of BOOK_DIR, so the two ends that are serial by construction (before
+# the first request, after the last answer) weigh less against the busy times. MPS=1 starts NVIDIA's
 # Multi-Process Service before `gpu up` and stops it after `gpu down`.
 # usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR [RUNS...]
 set -u
@@ -117,6 +119,7 @@ if [ $rc = 0 ]; then
       base-*) (export PYTHONPATH="$cli_site:${BASE_SRC:?base runs need BASE_SRC}"; run "$name" "$name") ;;
       alt-*) (export PYTHONPATH="$cli_site:${ALT_SRC:?alt runs need ALT_SRC}"; run "$name" "$name") ;;
       alt2-*) (export PYTHONPATH="$cli_site:${ALT2_SRC:?alt2 runs need ALT2_SRC}"; run "$name" "$name") ;;
+      long-*) (book=${LONG_BOOK_DIR:-$(dirname "$book")/book-long}; run "$name" "$name") ;;
       *) run "$name" "$name" ;;
     esac
   done
