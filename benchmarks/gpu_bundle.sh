@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything the H200 boot of gpu_both_tenants.sh needs beyond the machine's own image, in parts that one device
-# call each can carry (the working tree travels too, so a part is 32 MiB), written to .dev2/ (git-ignored):
+# call each can carry (the working tree travels too: 33 MiB of tracked files, so a part is 28 MiB), written to
+# .dev2/ (git-ignored):
 #   - vLLM 0.20.0's wheels (/work/shared/gpu/fetch-vllm-wheels.sh);
 #   - the project's runtime wheels for CPython 3.12 that the image lacks, onnxruntime-gpu 1.31.1 among them;
 #   - the 20-page book (Black Jack ni Yoroshiku vol. 1 p. 21-40 from /work/shared/training), and the whole volume
@@ -8,7 +9,7 @@
 # Then, on the device, back to back (the machine keeps /root/parts only while it stays warm, 30 s):
 #   run: mkdir -p /root/parts && cp .dev2/cNN /root/parts/            carry [".dev2/cNN"]       (each part)
 #   run: ... && bash benchmarks/gpu_device_boot.sh                   carry [".dev2/<last>"]   (the last part)
-# usage: benchmarks/gpu_bundle.sh   (from the checkout's root; about 900 MB downloaded, 28 parts)
+# usage: benchmarks/gpu_bundle.sh   (from the checkout's root; about 900 MB downloaded, 33 parts)
 set -euo pipefail
 grep -qx '/.dev2/' .git/info/exclude 2>/dev/null || echo '/.dev2/' >> .git/info/exclude
 grep -qx '/.vllm-wheels/' .git/info/exclude || echo '/.vllm-wheels/' >> .git/info/exclude
@@ -37,6 +38,6 @@ done
 for n in $(seq 21 40); do cp "/work/shared/training/blackjack-ni-yoroshiku/vol01/bj01_0000$n.jpg" "$pack/book/"; done
 mkdir -p "$pack/book-long" && cp /work/shared/training/blackjack-ni-yoroshiku/vol01/*.jpg "$pack/book-long/"
 rm -rf "$pack/dl" .dev2 && mkdir .dev2
-tar cf - -C "$pack" . | split -b 32M -d - .dev2/c
+tar cf - -C "$pack" . | split -b 28M -d - .dev2/c
 rm -rf "$pack"
 ls .dev2 | tr '\n' ' '; echo
