@@ -45,6 +45,10 @@ class EngineError(ComicNarratorError):
     """An engine (OCR, TTS, encoder) failed or is not installed."""
 
 
+class UnsayableTextError(EngineError):
+    """A voice engine has no reading for a line's text (its frontend fails on it): the line is left silent."""
+
+
 class ServerError(EngineError):
     """A server (LLM, TTS) is down, unreachable, or answered garbage."""
 

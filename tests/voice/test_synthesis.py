@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
 
 import numpy as np
+import pytest
 import soundfile as sf
 
 from comic_narrator.artifacts import Cast, CastMember, Script, ScriptLine
+from comic_narrator.backends.kokoro_tts import KokoroEngine
 from comic_narrator.backends.protocols import Delivery, Speech
 from comic_narrator.config import VoiceConfig
 from comic_narrator.progress import SILENT
 from comic_narrator.voice.synthesis import default_jobs, synthesize_script, synthesize_with_bank
-from comic_narrator.voice.voicebank import open_voice_bank
+from comic_narrator.voice.voicebank import VoiceBank, open_voice_bank
 
 
 def _script(*texts: str) -> Script:
@@ -122,3 +125,45 @@ def test_a_stopped_page_voices_no_line_it_has_not_started(tmp_path: Path) -> Non
     assert said == ["One.", "Two."]
     assert [clip.line_id for clip in clips] == ["p001-t00", "p001-t01"]
     assert len(list((tmp_path / "clips").glob("*.wav"))) == 2
+
+
+def _japanese(*lines: tuple[str, str]) -> tuple[Script, Cast]:
+    script = Script(
+        lang="ja",
+        lines=[
+            ScriptLine(id=f"p001-t{i:02d}", page=0, panel=0, speaker=speaker, kind="speech", text=text)
+            for i, (speaker, text) in enumerate(lines)
+        ],
+    )
+    return script, Cast(members=[CastMember(character=s, voice=s) for s in {s for s, _ in lines}])
+
+
+def test_a_line_the_voice_makes_no_sound_for_stays_silent_and_the_book_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Open JTalk has no sound for a lone 々 (an OCR can read one in a stray mark): that line is a silent clip with
+    # a warning naming it, where it used to stop the whole book.
+    script, cast = _japanese(("ja-mei", "々"), ("ja-mei", "こんにちは。"))
+    with caplog.at_level(logging.WARNING, logger="comic_narrator"):
+        clips = synthesize_script(script, cast, CONFIG, tmp_path / "clips", SILENT)
+    assert clips[0].duration_s == 0.0 and (tmp_path / clips[0].audio_file).exists()
+    assert clips[1].duration_s > 0.3
+    assert "p001-t00" in caplog.text and "stays silent" in caplog.text
+
+
+def test_a_line_the_reading_frontend_cannot_read_stays_silent(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    engine = KokoroEngine()
+    engine.open()
+    real = engine._japanese_phonemes("はい。")  # loads the real frontend
+
+    def frontend(sentence: str) -> str:  # the real one, except that it fails on one word as it did on イェーィ
+        if "留守" in sentence:
+            raise KeyError("ー")
+        return str(reader(sentence))
+
+    reader, engine._g2p = engine._g2p, frontend
+    script, cast = _japanese(("ja-alpha", "只今留守にしています。"), ("ja-alpha", "はい。"))
+    with caplog.at_level(logging.WARNING, logger="comic_narrator"):
+        clips = synthesize_with_bank(script, cast, CONFIG, tmp_path / "clips", SILENT, VoiceBank(CONFIG, [engine]))
+    assert real and clips[0].duration_s == 0.0 and clips[1].duration_s > 0.2
+    assert "p001-t00" in caplog.text and "cannot read" in caplog.text

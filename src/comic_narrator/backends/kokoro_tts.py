@@ -30,7 +30,7 @@ from comic_narrator.backends.onnx_instance_norm import REWRITE_VERSION as NORM_V
 from comic_narrator.backends.onnx_instance_norm import instance_norms_fused
 from comic_narrator.backends.protocols import Delivery, FloatAudio, Speech
 from comic_narrator.dsp.timbre import semitones_to_ratio, shift_by_resampling, trim_silence
-from comic_narrator.errors import EngineError
+from comic_narrator.errors import EngineError, UnsayableTextError
 
 SAMPLE_RATE_HZ = 24_000
 MAX_TOKENS = 500
@@ -70,6 +70,28 @@ def _pack_sentences(sentences: list[list[int]], space: int, breaks: set[int]) ->
             else:
                 calls.append(piece)
     return calls
+
+
+_SMALL_KANA = "ァィゥェォャュョヮぁぃぅぇぉゃゅょゎ"
+_FULL_KANA = "アイウエオヤユヨワあいうえおやゆよわ"
+_TO_FULL = str.maketrans(_SMALL_KANA, _FULL_KANA)
+_ORPHAN_SMALL = re.compile(f"(?<=[ーｰ〜～ンんッっ])[{_SMALL_KANA}]")
+
+
+def japanese_spellings(sentence: str) -> list[str]:
+    """The sentence as written, then the spellings to try when the reading frontend cannot take it.
+
+    The frontend joins a small kana with the kana before it (イェ, キャ) and fails on one it cannot join: after a
+    long-vowel mark or ン (イェーィ, ンァ: an answering machine's "Yeeei", a drawn-out cry), which manga letters freely.
+    Such a kana is said full size (イェーイ); then every small vowel and y-kana is (ッ stays: it is a pause)."""
+    spellings = [sentence]
+    for spelling in (
+        _ORPHAN_SMALL.sub(lambda m: m.group(0).translate(_TO_FULL), sentence),
+        sentence.translate(_TO_FULL),
+    ):
+        if spelling not in spellings:
+            spellings.append(spelling)
+    return spellings
 
 
 def _fast_form(model: Any) -> int:
@@ -165,7 +187,17 @@ class KokoroEngine(BundledEngine):
 
                 self._g2p = JAG2P()
             sentences = [s.strip() for s in re.split(r"(?<=[。！？!?\n])", text) if s.strip()]
-            return [str(self._g2p(s)) for s in sentences]
+            return [self._sentence_phonemes(s) for s in sentences]
+
+    def _sentence_phonemes(self, sentence: str) -> str:
+        """One sentence's phonemes (under the G2P lock); a spelling the frontend fails on is tried respelled."""
+        failure: Exception | None = None
+        for spelling in japanese_spellings(sentence):
+            try:
+                return str(self._g2p(spelling))
+            except Exception as exc:  # the frontend raises KeyError, AssertionError, ... on kana it cannot map
+                failure = failure or exc
+        raise UnsayableTextError(f"the Japanese reading frontend cannot read {sentence!r}: {failure!r}") from failure
 
     def phonemes(self, text: str, language: Literal["en", "ja"], espeak_voice: str = "en-us") -> list[str]:
         """The phoneme string of each sentence, as the model's vocabulary spells it."""

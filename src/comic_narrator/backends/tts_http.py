@@ -14,9 +14,11 @@ import soundfile as sf
 
 from comic_narrator.backends.balancer import AllUnreachable, Balancer, Unreachable
 from comic_narrator.backends.protocols import Speech, VoiceInfo
-from comic_narrator.errors import ServerError
+from comic_narrator.errors import EngineError, ServerError, UnsayableTextError
 
 AUDIO_TYPES = ("audio/", "application/octet-stream")
+UNSAYABLE = "unsayable_text"
+"""The error type a voice server of this project answers (HTTP 422) for text its engine has no reading for."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ class TtsHttpClient:
             f"({exc.reasons}); start {self._what_to_start}"
         )
 
-    def fail(self, answer: HttpAnswer, path: str) -> ServerError:
+    def fail(self, answer: HttpAnswer, path: str) -> EngineError:
         detail = answer.body[:300].decode("utf-8", "replace").strip()
         try:
             parsed = json.loads(answer.body)
@@ -101,6 +103,8 @@ class TtsHttpClient:
                 detail = str(parsed["detail"])
             elif isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
                 detail = str(parsed["error"].get("message", detail))
+                if answer.status == 422 and parsed["error"].get("type") == UNSAYABLE:
+                    return UnsayableTextError(f"{answer.base_url}{path}: {detail}")
         except ValueError:
             pass
         return ServerError(f"{answer.base_url}{path} answered HTTP {answer.status}: {detail or 'no detail'}")

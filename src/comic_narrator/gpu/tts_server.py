@@ -30,8 +30,9 @@ import soundfile as sf
 
 from comic_narrator.backends.bundled_engine import DEVICE_ENV
 from comic_narrator.backends.protocols import Delivery
+from comic_narrator.backends.tts_http import UNSAYABLE
 from comic_narrator.config import VoiceConfig
-from comic_narrator.errors import ComicNarratorError
+from comic_narrator.errors import ComicNarratorError, UnsayableTextError
 from comic_narrator.gpu import release
 from comic_narrator.voice.voicebank import VoiceBank
 
@@ -152,8 +153,9 @@ def _handler(service: VoiceService) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def _error(self, status: int, message: str) -> None:
-            self._send(status, json.dumps({"error": {"message": message}}).encode())
+        def _error(self, status: int, message: str, kind: str | None = None) -> None:
+            error = {"message": message} | ({"type": kind} if kind else {})
+            self._send(status, json.dumps({"error": error}).encode())
 
         def do_GET(self) -> None:
             route = self.path.split("?", 1)[0]
@@ -190,6 +192,9 @@ def _handler(service: VoiceService) -> type[BaseHTTPRequestHandler]:
             assert isinstance(request, dict)
             try:
                 wav = service.speech_wav(str(request["input"]), str(request["voice"]), float(request.get("speed", 1.0)))
+            except UnsayableTextError as exc:  # the client leaves that one line silent (tts_http.UNSAYABLE)
+                self._error(422, str(exc), UNSAYABLE)
+                return
             except ComicNarratorError as exc:
                 self._error(400, str(exc))
                 return

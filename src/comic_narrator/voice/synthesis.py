@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 import threading
@@ -16,12 +17,14 @@ import soundfile as sf
 from comic_narrator.artifacts import Cast, Clip, Script, ScriptLine
 from comic_narrator.backends.protocols import Delivery, Speech
 from comic_narrator.config import VoiceConfig
-from comic_narrator.errors import ComicNarratorError, EngineError
+from comic_narrator.errors import ComicNarratorError, EngineError, UnsayableTextError
 from comic_narrator.progress import Progress
 from comic_narrator.voice.delivery import delivery_for
 from comic_narrator.voice.normalize import normalize_for_speech
 from comic_narrator.voice.voicebank import VoiceBank, open_voice_bank
 from comic_narrator.workdir import shareable
+
+log = logging.getLogger("comic_narrator")
 
 EMPTY_SAMPLE_RATE_HZ = 24_000
 """Sample rate written into the zero-length WAV of a line with nothing to say."""
@@ -109,18 +112,26 @@ def _voice_line(job: LineJob, bank: VoiceBank, work_dir: Path) -> Clip:
     cached = _cached_clip(job, work_dir)
     if cached is not None:
         return cached
+    silent = Speech(samples=np.zeros(0, dtype=np.float32), sample_rate_hz=EMPTY_SAMPLE_RATE_HZ)
     if job.text:
         try:
             speech = bank.synthesize(job.text, job.voice, job.delivery)
+        except UnsayableTextError as exc:
+            speech = silent
+            log.warning(
+                "line %s: voice %s cannot say %r, so it stays silent (%s)", job.line.id, job.voice, job.text, exc
+            )
         except ComicNarratorError:
             raise
         except Exception as exc:  # an engine bug must name the line it failed on
             raise EngineError(f"line {job.line.id}: voice {job.voice} failed: {exc}") from exc
-        if len(speech.samples) == 0:
-            raise EngineError(f"line {job.line.id}: voice {job.voice} produced no audio for {job.text!r}")
+        if len(speech.samples) == 0 and speech is not silent:
+            # Text the engine has no sound for (a lone 々 or ー an OCR read in a stray mark): one silent line, not a
+            # failed book. Its text stays in the subtitles.
+            log.warning("line %s: voice %s made no audio for %r, so it stays silent", job.line.id, job.voice, job.text)
     else:
         # Nothing speakable (punctuation only): a zero-length clip keeps clips and lines one to one.
-        speech = Speech(samples=np.zeros(0, dtype=np.float32), sample_rate_hz=EMPTY_SAMPLE_RATE_HZ)
+        speech = silent
     write_wav_atomic(job.wav_path, speech)
     return _clip(job, work_dir, speech.duration_s, speech.sample_rate_hz)
 
