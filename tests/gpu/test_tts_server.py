@@ -237,3 +237,16 @@ def test_a_line_no_spelling_can_be_read_is_answered_422_and_a_run_leaves_it_sile
     status, body = _call(unreadable, "POST", "/v1/audio/speech", {"input": "イェーィ牛田です", "voice": "ja-alpha"})
     audio, _ = sf.read(io.BytesIO(body))
     assert status == 200 and len(audio) > 0 and float(np.abs(audio).max()) > 0.01
+
+
+def test_a_line_the_voice_has_no_sound_for_is_answered_422_not_silence(url: str) -> None:
+    # OCR noise on Black Jack vol. 1 p. 43, read as a line: Kokoro makes no audio for it. Silence from a server
+    # reads as a failed server to the run's client (it stopped a 58-page run on the H100), so the server says
+    # that this one line cannot be said.
+    status, body = _call(url, "POST", "/v1/audio/speech", {"input": "R≥===", "voice": "ja-alpha"})
+    assert status == 422
+    error = json.loads(body)["error"]
+    assert error["type"] == "unsayable_text" and "made no audio" in error["message"]
+    engine = OpenAISpeechEngine(url, voice_specs=("ja-alpha:ja:female",))
+    with pytest.raises(UnsayableTextError, match="made no audio"):
+        engine.synthesize("R≥===", engine.voices()[0].id, Delivery())

@@ -17,6 +17,8 @@ from comic_narrator.backends.protocols import Speech, VoiceInfo
 from comic_narrator.errors import EngineError, ServerError, UnsayableTextError
 
 AUDIO_TYPES = ("audio/", "application/octet-stream")
+SILENCE_PEAK = 1e-4
+"""Audio whose peak is below this is silence: a server answering it for a line with words has failed."""
 UNSAYABLE = "unsayable_text"
 """The error type a voice server of this project answers (HTTP 422) for text its engine has no reading for."""
 
@@ -138,7 +140,7 @@ class TtsHttpClient:
         except (RuntimeError, sf.LibsndfileError) as exc:
             raise ServerError(f"{answer.base_url}{path} answered audio that does not decode ({exc})") from exc
         mono = np.asarray(samples.mean(axis=1), dtype=np.float32)
-        if len(mono) == 0 or float(np.abs(mono).max()) < 1e-4:
+        if len(mono) == 0 or float(np.abs(mono).max()) < SILENCE_PEAK:
             raise ServerError(f"{answer.base_url}{path} answered silence for a line with words")
         return Speech(samples=mono, sample_rate_hz=int(rate))
 

@@ -30,7 +30,7 @@ import soundfile as sf
 
 from comic_narrator.backends.bundled_engine import DEVICE_ENV
 from comic_narrator.backends.protocols import Delivery
-from comic_narrator.backends.tts_http import UNSAYABLE
+from comic_narrator.backends.tts_http import SILENCE_PEAK, UNSAYABLE
 from comic_narrator.config import VoiceConfig
 from comic_narrator.errors import ComicNarratorError, UnsayableTextError
 from comic_narrator.gpu import release
@@ -97,6 +97,10 @@ class VoiceService:
                 if not self._busy:
                     self._busy_s += time.monotonic() - self._busy_since
                 self._idle.notify_all()
+        if len(speech.samples) == 0 or float(np.abs(speech.samples).max()) < SILENCE_PEAK:
+            # Text the voice has no sound for (OCR noise such as 'R≥==='): a run's client takes silence from a
+            # server as a failed server, so it hears that this one line cannot be said.
+            raise UnsayableTextError(f"{voice} made no audio for {text[:60]!r}")
         buffer = io.BytesIO()
         sf.write(buffer, np.clip(speech.samples, -1.0, 1.0), speech.sample_rate_hz, subtype="PCM_16", format="WAV")
         return buffer.getvalue()
