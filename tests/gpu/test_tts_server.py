@@ -223,16 +223,19 @@ def unreadable(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     yield from _serving()
 
 
-def test_a_line_no_spelling_can_be_read_is_answered_422_and_a_run_leaves_it_silent(unreadable: str) -> None:
-    status, body = _call(
-        unreadable, "POST", "/v1/audio/speech", {"input": "只今留守にしています。", "voice": "ja-alpha"}
-    )
+def _assert_unsayable(url: str, text: str, why: str) -> None:
+    """The server answers 422 `unsayable_text` saying why, and a run's client raises UnsayableTextError for it."""
+    status, body = _call(url, "POST", "/v1/audio/speech", {"input": text, "voice": "ja-alpha"})
     assert status == 422
     error = json.loads(body)["error"]
-    assert error["type"] == "unsayable_text" and "cannot read" in error["message"]
-    engine = OpenAISpeechEngine(unreadable, voice_specs=("ja-alpha:ja:female",))
-    with pytest.raises(UnsayableTextError, match="cannot read"):
-        engine.synthesize("只今留守にしています。", engine.voices()[0].id, Delivery())
+    assert error["type"] == "unsayable_text" and why in error["message"]
+    engine = OpenAISpeechEngine(url, voice_specs=("ja-alpha:ja:female",))
+    with pytest.raises(UnsayableTextError, match=why):
+        engine.synthesize(text, engine.voices()[0].id, Delivery())
+
+
+def test_a_line_no_spelling_can_be_read_is_answered_422_and_a_run_leaves_it_silent(unreadable: str) -> None:
+    _assert_unsayable(unreadable, "只今留守にしています。", "cannot read")
     # The frontend's own failure on an orphan small kana is respelled and voiced.
     status, body = _call(unreadable, "POST", "/v1/audio/speech", {"input": "イェーィ牛田です", "voice": "ja-alpha"})
     audio, _ = sf.read(io.BytesIO(body))
@@ -243,10 +246,4 @@ def test_a_line_the_voice_has_no_sound_for_is_answered_422_not_silence(url: str)
     # OCR noise on Black Jack vol. 1 p. 43, read as a line: Kokoro makes no audio for it. Silence from a server
     # reads as a failed server to the run's client (it stopped a 58-page run on the H100), so the server says
     # that this one line cannot be said.
-    status, body = _call(url, "POST", "/v1/audio/speech", {"input": "R≥===", "voice": "ja-alpha"})
-    assert status == 422
-    error = json.loads(body)["error"]
-    assert error["type"] == "unsayable_text" and "made no audio" in error["message"]
-    engine = OpenAISpeechEngine(url, voice_specs=("ja-alpha:ja:female",))
-    with pytest.raises(UnsayableTextError, match="made no audio"):
-        engine.synthesize("R≥===", engine.voices()[0].id, Delivery())
+    _assert_unsayable(url, "R≥===", "made no audio")
