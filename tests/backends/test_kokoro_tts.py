@@ -10,6 +10,7 @@ import pytest
 from comic_narrator.backends.kokoro_tts import KokoroEngine, japanese_spellings
 from comic_narrator.backends.protocols import Delivery
 from comic_narrator.dsp.voice_stats import VoiceStats, voice_stats
+from comic_narrator.errors import UnsayableTextError
 
 JA = "今日は、とても良い天気ですね。"
 
@@ -63,6 +64,21 @@ def test_every_kana_before_every_small_kana_is_read(engine: KokoroEngine) -> Non
     for before in katakana:
         text = "ア" + "".join(before + kana for kana in small) + "です"
         assert engine.phonemes(text, "ja"), text
+
+
+def test_a_sentence_no_spelling_of_can_be_read_is_unsayable_and_says_why() -> None:
+    engine = KokoroEngine()
+    engine.open()
+    tried: list[str] = []
+
+    def frontend(sentence: str) -> str:  # fails on every spelling, as the real one did on イェーィ
+        tried.append(sentence)
+        raise KeyError("ー")
+
+    engine._g2p = frontend
+    with pytest.raises(UnsayableTextError, match=r"cannot read 'ーィ': KeyError\('ー'\)"):
+        engine.phonemes("ーィ", "ja")
+    assert tried == ["ーィ", "ーイ"]
 
 
 def test_respellings_are_tried_only_after_the_written_form() -> None:

@@ -149,6 +149,7 @@ def test_a_line_the_voice_makes_no_sound_for_stays_silent_and_the_book_goes_on(
     assert clips[0].duration_s == 0.0 and (tmp_path / clips[0].audio_file).exists()
     assert clips[1].duration_s > 0.3
     assert "p001-t00" in caplog.text and "stays silent" in caplog.text
+    assert "p001-t01" not in caplog.text  # the voiced line is not warned about
 
 
 def test_a_line_the_reading_frontend_cannot_read_stays_silent(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
