@@ -44,6 +44,9 @@ def test_the_down_message_speaks_of_one_server_or_several() -> None:
         (503, b'{"message": "overloaded"}', '{"message": "overloaded"}'),
         (500, b"null", "null"),
         (502, b"", "no detail"),
+        # This project's "cannot say this line" needs both its status and its type: either alone is a failure.
+        (422, b'{"error": {"message": "voice is not loaded", "type": "invalid_request_error"}}', "voice is not loaded"),
+        (500, b'{"error": {"message": "engine crashed", "type": "unsayable_text"}}', "engine crashed"),
     ],
 )
 def test_an_error_answer_gives_its_detail(status: int, body: bytes, detail: str) -> None:
@@ -51,6 +54,7 @@ def test_an_error_answer_gives_its_detail(status: int, body: bytes, detail: str)
         with pytest.raises(ServerError) as caught:
             OpenAISpeechEngine(url).synthesize("Hello.", "openai:alloy", Delivery())
         assert str(caught.value) == f"{url}/v1/audio/speech answered HTTP {status}: {detail}"
+        assert type(caught.value) is ServerError
 
 
 @pytest.mark.parametrize("spec", [":en", "hero:fr", "hero:en:robot", "hero:en:male:ancient"])
