@@ -203,11 +203,19 @@ def _as_rgb(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     return np.ascontiguousarray(image)
 
 
+ART_MARKS = frozenset("<>=≥≤≦≧≠＜＞＝|｜_＿")
+"""Signs no balloon of speech is made of: with at most one letter beside them, the OCR read a drawing (a monitor's
+trace, hatching, a gauge) as text: 'R≥===', '7<7', '=ジ' in Black Jack vol. 1."""
+
+
 def _is_stray_glyph(block: TextBlock) -> bool:
     """Outside any balloon, one character or no letter at all: a circle or a stroke of the art read as 'O',
-    a price tag or a date in the art ('$150', '.05'), not lettering to be read aloud."""
+    a price tag or a date in the art ('$150', '.05'), not lettering to be read aloud. Anywhere, balloons
+    included: at most one letter among signs of the art (ART_MARKS). A balloon holding only '!' or '…' is speech."""
     text = "".join(ln.text for ln in block.lines)
     letters = sum(c.isalpha() for c in text)
+    if letters <= 1 and any(c in ART_MARKS for c in text):
+        return True
     return block.bubble is None and (letters == 0 or sum(c.isalnum() for c in text) <= 1)
 
 
