@@ -28,6 +28,7 @@ log = logging.getLogger("comic_narrator")
 
 EMPTY_SAMPLE_RATE_HZ = 24_000
 """Sample rate written into the zero-length WAV of a line with nothing to say."""
+_SILENCE = Speech(samples=np.zeros(0, dtype=np.float32), sample_rate_hz=EMPTY_SAMPLE_RATE_HZ)
 
 
 @dataclass(frozen=True)
@@ -112,28 +113,28 @@ def _voice_line(job: LineJob, bank: VoiceBank, work_dir: Path) -> Clip:
     cached = _cached_clip(job, work_dir)
     if cached is not None:
         return cached
-    silent = Speech(samples=np.zeros(0, dtype=np.float32), sample_rate_hz=EMPTY_SAMPLE_RATE_HZ)
-    if job.text:
-        try:
-            speech = bank.synthesize(job.text, job.voice, job.delivery)
-        except UnsayableTextError as exc:
-            speech = silent
-            log.warning(
-                "line %s: voice %s cannot say %r, so it stays silent (%s)", job.line.id, job.voice, job.text, exc
-            )
-        except ComicNarratorError:
-            raise
-        except Exception as exc:  # an engine bug must name the line it failed on
-            raise EngineError(f"line {job.line.id}: voice {job.voice} failed: {exc}") from exc
-        if len(speech.samples) == 0 and speech is not silent:
-            # Text the engine has no sound for (a lone 々 or ー an OCR read in a stray mark): one silent line, not a
-            # failed book. Its text stays in the subtitles.
-            log.warning("line %s: voice %s made no audio for %r, so it stays silent", job.line.id, job.voice, job.text)
-    else:
-        # Nothing speakable (punctuation only): a zero-length clip keeps clips and lines one to one.
-        speech = silent
+    # Nothing speakable (punctuation only): a zero-length clip keeps clips and lines one to one.
+    speech = _speech(job, bank) if job.text else _SILENCE
     write_wav_atomic(job.wav_path, speech)
     return _clip(job, work_dir, speech.duration_s, speech.sample_rate_hz)
+
+
+def _speech(job: LineJob, bank: VoiceBank) -> Speech:
+    """The line as its voice says it. Where the voice cannot say it, or makes no sound for it (a lone 々 or ー an OCR
+    read in a stray mark), it is one silent line with a warning naming it, not a failed book; its text stays in
+    the subtitles."""
+    try:
+        speech = bank.synthesize(job.text, job.voice, job.delivery)
+    except UnsayableTextError as exc:
+        log.warning("line %s: voice %s cannot say %r, so it stays silent (%s)", job.line.id, job.voice, job.text, exc)
+        return _SILENCE
+    except ComicNarratorError:
+        raise
+    except Exception as exc:  # an engine bug must name the line it failed on
+        raise EngineError(f"line {job.line.id}: voice {job.voice} failed: {exc}") from exc
+    if len(speech.samples) == 0:
+        log.warning("line %s: voice %s made no audio for %r, so it stays silent", job.line.id, job.voice, job.text)
+    return speech
 
 
 def synthesize_with_bank(
