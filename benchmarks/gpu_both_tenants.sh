@@ -19,7 +19,7 @@
 # with 4 render workers; timeshare: timeshare). A run named base-NAME runs NAME with the comic_narrator of BASE_SRC
 # (another commit's src/, for an A/B in one boot; the voice server stays this tree's), alt-NAME with ALT_SRC's,
 # alt2-NAME with ALT2_SRC's; long-NAME narrates LONG_BOOK_DIR (default: BOOK_DIR's sibling book-long, the whole
-# 58-page volume of gpu_bundle.sh) instead of BOOK_DIR, so the two ends that are serial by construction (before
+# 58-page volume of gpu_bundle.sh) instead of BOOK_DIR (long8-NAME the same with --llm-concurrency 8), so the two ends that are serial by construction (before
 # the first request, after the last answer) weigh less against the busy times. MPS=1 starts NVIDIA's
 # Multi-Process Service before `gpu up` and stops it after `gpu down`.
 # usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR [RUNS...]
@@ -120,6 +120,7 @@ if [ $rc = 0 ]; then
       alt-*) (export PYTHONPATH="$cli_site:${ALT_SRC:?alt runs need ALT_SRC}"; run "$name" "$name") ;;
       alt2-*) (export PYTHONPATH="$cli_site:${ALT2_SRC:?alt2 runs need ALT2_SRC}"; run "$name" "$name") ;;
       long-*) (book=${LONG_BOOK_DIR:-$(dirname "$book")/book-long}; run "$name" "$name") ;;
+      long8-*) (book=${LONG_BOOK_DIR:-$(dirname "$book")/book-long}; run "$name" "$name" --llm-concurrency 8) ;;
       *) run "$name" "$name" ;;
     esac
   done

@@ -33,6 +33,23 @@ def _chats(state: ChatState) -> int:
     return len(state.requests)
 
 
+def _held_in_groups(size: int) -> Callable[[], None]:
+    """A server hold that lets the first request through (the book's first speaking page is read alone) and
+    holds every later one until ``size`` of them have arrived."""
+    barrier = threading.Barrier(size, timeout=120)
+    arrived = [0]
+    lock = threading.Lock()
+
+    def hold() -> None:
+        with lock:
+            arrived[0] += 1
+            first = arrived[0] == 1
+        if not first:
+            barrier.wait()
+
+    return hold
+
+
 def _book(tmp_path: Path, pages: int) -> Path:
     folder = tmp_path / "book"
     folder.mkdir()
@@ -46,19 +63,8 @@ def test_pages_read_at_once_are_spread_over_the_servers(tmp_path: Path, capsys: 
     alone could have taken all four, its concurrency is 4). The book's first speaking page is read alone (the
     pages after it are shown its characters: reading/known_characters.py); the servers then hold each of the next
     four pages until all four arrived."""
-    barrier = threading.Barrier(4, timeout=120)
-    arrived = [0]
-    lock = threading.Lock()
-
-    def hold() -> None:
-        with lock:
-            arrived[0] += 1
-            first = arrived[0] == 1
-        if not first:
-            barrier.wait()
-
     book = _book(tmp_path, 5)
-    with servers(2, hold=hold) as pair:
+    with servers(2, hold=_held_in_groups(4)) as pair:
         urls = ",".join(url for url, _ in pair)
         argv = ["read", str(book), "--vision", "llm", "--llm-url", urls, "-q", "--work-dir", str(tmp_path / "w")]
         assert main(argv) == 0, capsys.readouterr().err
@@ -117,3 +123,24 @@ def test_the_url_option_takes_a_tidy_list() -> None:
     for bad in ("", " , ", "a:1/v1", "http://a/v1,b/v1"):
         with pytest.raises(argparse.ArgumentTypeError, match="wants http"):
             url_list_arg(bad)
+
+
+@pytest.mark.parametrize(("concurrency", "pages"), [(2, 5), (6, 7)])
+def test_llm_concurrency_sets_the_pages_in_flight(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], concurrency: int, pages: int
+) -> None:
+    """``--llm-concurrency N`` puts N pages in flight on the server, no more (two at once only while the server
+    holds pairs) and no fewer (six held until all six arrived; the default four would never make the sixth)."""
+    book = _book(tmp_path, pages)
+    with servers(1, hold=_held_in_groups(concurrency)) as [(url, state)]:
+        argv = ["read", str(book), "--vision", "llm", "--llm-url", url, "--llm-concurrency", str(concurrency)]
+        assert main([*argv, "-q", "--work-dir", str(tmp_path / "w")]) == 0, capsys.readouterr().err
+        assert _chats(state) == pages
+        assert state.max_in_flight == concurrency
+
+
+def test_llm_concurrency_below_one_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["read", str(SAMPLE_PAGE), "--vision", "llm", "--llm-concurrency", "0"])
+    assert caught.value.code == 2
+    assert "--llm-concurrency: 0 is below the smallest allowed value, 1" in capsys.readouterr().err

@@ -122,6 +122,14 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--llm-model", help="model name (default: the first one the server lists)")
     parser.add_argument(
+        "--llm-concurrency",
+        type=_int_at_least(1),
+        default=LlmConfig.concurrency,
+        metavar="N",
+        help=f"pages in flight at once on each LLM server (default {LlmConfig.concurrency}); more keeps a large GPU "
+        "busier, and the book's characters shown with each page then lag that many pages behind it",
+    )
+    parser.add_argument(
         "--llm-granularity",
         choices=["page", "panel"],
         default=LlmConfig.granularity,
@@ -296,7 +304,12 @@ def _ingest_config(args: argparse.Namespace) -> IngestConfig:
 
 
 def _llm_config(args: argparse.Namespace) -> LlmConfig:
-    return LlmConfig(base_url=args.llm_url, model=args.llm_model, granularity=args.llm_granularity)
+    return LlmConfig(
+        base_url=args.llm_url,
+        model=args.llm_model,
+        granularity=args.llm_granularity,
+        concurrency=args.llm_concurrency,
+    )
 
 
 def _vision_config(args: argparse.Namespace) -> VisionConfig:
