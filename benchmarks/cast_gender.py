@@ -45,7 +45,7 @@ def voiced_in_gender(folder: Path, cache: Path, ocr: RapidOcrEngine, women: set[
             linked = book.add_page(reading)
             lines = page_lines(linked, run.voice)
             book.add_lines(lines, reading=linked)
-            cast = casting.add(lines, "ja")
+            cast = casting.add(lines, "ja", reading.page)
             for said_by, name in score_page(linked, truth, [], 0.0).speaker_pairs:
                 if said_by is None:
                     counts["missed"] += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,8 @@ from comic_narrator.artifacts import (
     TextRegion,
 )
 from comic_narrator.backends.protocols import VoiceInfo
-from comic_narrator.config import VoiceConfig
+from comic_narrator.config import RunConfig, VoiceConfig
+from comic_narrator.flow.stream import OnlineCasting
 from comic_narrator.reading.book_characters import CharacterBook, book_characters_of, with_lines
 from comic_narrator.reading.speech_cues import speaker_gender
 from comic_narrator.voice.casting import NARRATOR, cast_characters
@@ -130,3 +132,38 @@ def test_casting_gives_a_man_who_says_so_a_man_s_voice(voices: list[VoiceInfo]) 
     # The same from a reading without a script (each balloon counted).
     characters = book_characters_of(marked.pages)
     assert [(c.id, c.gender) for c in characters.characters] == [("char1", "female"), ("char2", "male")]
+
+
+def test_a_voice_given_before_the_gender_showed_is_given_again(tmp_path: Path) -> None:
+    """Pages are cast as they stream: a speaker whose first page says nothing of their gender gets a voice of
+    either gender (alternating), and when a later page shows it is the other one, that page and the ones after
+    it take a voice of the right gender; the earlier pages' cast stands. A speaker whose voice fits, and one a
+    cast file pins, keep theirs."""
+    cast_file = tmp_path / "cast.yaml"
+    with open_voice_bank(VoiceConfig(quality="natural")) as bank:
+        gender_of = {v.id: v.gender for v in bank.voices()}
+        women = [v.id for v in bank.voices() if v.language == "ja" and v.gender == "female" and v.tier == "natural"]
+        cast_file.write_text(f"char3: {women[-1]}\n", encoding="utf-8")
+        config = VoiceConfig(quality="natural", cast_file=cast_file)
+        run = RunConfig(input_path=tmp_path, output_path=tmp_path / "o.mp4", work_dir=tmp_path, voice=config)
+        book = CharacterBook(link=False)
+        casting = OnlineCasting(run, bank, book)
+        first = [_line(0, "char1", "ありがとう", 1), _line(0, "char2", "はい", 2), _line(0, "char3", "そう", 3)]
+        book.add_lines(first)
+        page1 = casting.add(first, "ja", 0)
+        voice1 = {c: page1.voice_for(c).voice for c in ("char1", "char2", "char3")}
+        assert gender_of[voice1["char3"]] == "female"
+        # the unknown genders alternate: one of the first two got a woman's voice, the other a man's
+        woman = next(c for c in ("char1", "char2") if gender_of[voice1[c]] == "female")
+        man = "char2" if woman == "char1" else "char1"
+        assert gender_of[voice1[man]] == "male"
+        second = [_line(1, woman, "俺が行く!!", 1), _line(1, man, "お前は医者だ……", 2), _line(1, "char3", "行くぞ", 3)]
+        book.add_lines(second)
+        page2 = casting.add(second, "ja", 1)
+        assert gender_of[page2.voice_for(woman).voice] == "male"
+        assert page2.voice_for(woman).voice != voice1[man]  # leads stay apart
+        assert page2.voice_for(man).voice == voice1[man]
+        assert page2.voice_for("char3").voice == voice1["char3"]  # pinned: the cast file wins
+        assert page1.voice_for(woman).voice == voice1[woman]  # the first page's cast stands
+        assert book.characters.get(woman).voice == page2.voice_for(woman).voice  # type: ignore[union-attr]
+        assert casting.add(second, "ja", 2) is page2  # settled: not cast again

@@ -138,16 +138,33 @@ class OnlineCasting:
         self.book = book
         self.cast: Cast | None = None
         self.narrator_lines = 0
+        self.pinned: set[str] = set()
+        """Characters the cast file gives a voice of the other gender: not cast again for it."""
 
-    def add(self, lines: list[ScriptLine], lang: Literal["en", "ja"]) -> Cast:
-        """The cast for a page whose ``lines`` the book's characters already count; cast again only when
-        somebody speaks who has no voice yet."""
-        from comic_narrator.voice.casting import NARRATOR
+    def add(self, lines: list[ScriptLine], lang: Literal["en", "ja"], page: int = 0) -> Cast:
+        """The cast for page ``page`` (0-based), whose ``lines`` the book's characters already count; cast again
+        only when somebody speaks who has no voice yet, or somebody's voice turned out to be of the other gender
+        (their lines from this page on take the new voice)."""
+        from comic_narrator.voice.casting import NARRATOR, miscast
 
         self.narrator_lines += sum(1 for line in lines if line.speaker == NARRATOR)
         voiced = {member.character for member in self.cast.members} if self.cast is not None else set()
-        if self.cast is None or not {line.speaker for line in lines} <= voiced:
-            return self.final(lang)
+        wrong = [c for c in miscast(self.book.characters, self.voices) if c not in self.pinned]
+        if self.cast is None or not {line.speaker for line in lines} <= voiced or wrong:
+            before = {member.character: member.voice for member in self.cast.members} if self.cast else {}
+            cast = self.final(lang)
+            kept = set(miscast(self.book.characters, self.voices))  # a cast file's pin wins
+            self.pinned |= kept
+            for character in (c for c in wrong if c not in kept):
+                log.info(
+                    "%s speaks as a %s: voiced by %s instead of %s from page %d on",
+                    character,
+                    cast.voice_for(character).gender,
+                    cast.voice_for(character).voice,
+                    before.get(character),
+                    page + 1,
+                )
+            return cast
         return self.cast
 
     def final(self, lang: Literal["en", "ja"]) -> Cast:
@@ -268,7 +285,7 @@ def stream_pages(
             done.append(work)
             write_characters()
             return
-        cast = casting.add(work.lines, lang_now)
+        cast = casting.add(work.lines, lang_now, work.image.index)
         page_script = Script(lang=lang_now, lines=work.lines)
         voice = voice_pool.submit(_voice_page, work, page_script, cast, run, engines.bank, stop)
         pending.append((work, voice, lang_now))

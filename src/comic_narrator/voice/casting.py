@@ -251,6 +251,19 @@ def cast_characters(
     return cast
 
 
+def miscast(characters: BookCharacters, voices: list[VoiceInfo]) -> list[str]:
+    """The characters holding a voice of the other gender than theirs: cast while their gender was unknown (pages
+    are cast as they stream, and a speaker's gender may show only in a later page's words), then found out.
+    Casting gives them a voice again, which their later lines keep."""
+    gender_of: dict[str | None, str] = {v.id: v.gender for v in voices}
+    known = ("male", "female")
+    return [
+        c.id
+        for c in characters.characters
+        if c.gender in known and gender_of.get(c.voice) in known and gender_of[c.voice] != c.gender
+    ]
+
+
 def cast_book(
     characters: BookCharacters,
     voices: list[VoiceInfo],
@@ -260,19 +273,21 @@ def cast_book(
     narrator_voice: str | None = None,
 ) -> tuple[Cast, BookCharacters]:
     """The narrator plus one voice per speaking character of the book's ``characters``; leads distinct, extras
-    may share. A character that holds a voice already (pages are cast as they stream) keeps it, and a narrator
-    given ``narrator_voice`` keeps that; a cast file's pin still wins. Returns the cast and ``characters`` with
+    may share. A character that holds a voice already (pages are cast as they stream) keeps it unless the voice
+    is of the other gender than the character turned out to be (:func:`miscast`), and a narrator given
+    ``narrator_voice`` keeps that; a cast file's pin still wins. Returns the cast and ``characters`` with
     each voice (and each name the cast file gives) recorded."""
     pins = load_cast_file(config.cast_file, voices) if config.cast_file else {}
     allowed = pins.pop(EVERYONE_ELSE, Pin()).pool
-    settled = {c.id: c.voice for c in characters.characters if c.voice is not None}
+    by_id = {v.id: v for v in voices}
+    mismatched = set(miscast(characters, voices))
+    settled = {c.id: c.voice for c in characters.characters if c.voice is not None and c.id not in mismatched}
     if narrator_voice is not None:
         settled[NARRATOR] = narrator_voice
     for settled_id, voice_id in settled.items():
         if settled_id not in pins or pins[settled_id].voice is None:
             pin = pins.get(settled_id, Pin())
             pins[settled_id] = Pin(voice_id, pin.speed, pin.pitch_semitones, pin.name)
-    by_id = {v.id: v for v in voices}
     narrator_pin = pins.get(NARRATOR, Pin())
     spoken = [by_id[voice_id] for voice_id in allowed if by_id[voice_id].language == lang]
     if allowed and not spoken:
