@@ -19,7 +19,7 @@
 # with 4 render workers; timeshare: timeshare). A run named base-NAME runs NAME with the comic_narrator of BASE_SRC
 # (another commit's src/, for an A/B in one boot; the voice server stays this tree's), alt-NAME with ALT_SRC's,
 # alt2-NAME with ALT2_SRC's; long-NAME narrates LONG_BOOK_DIR (default: BOOK_DIR's sibling book-long, the whole
-# 58-page volume of gpu_bundle.sh) instead of BOOK_DIR (long8-NAME the same with --llm-concurrency 8), so the two ends that are serial by construction (before
+# 58-page volume of gpu_bundle.sh) instead of BOOK_DIR (long8-NAME the same with --llm-concurrency 8, longfull-NAME without --draft: the full 1080p render), so the two ends that are serial by construction (before
 # the first request, after the last answer) weigh less against the busy times. MPS=1 starts NVIDIA's
 # Multi-Process Service before `gpu up` and stops it after `gpu down`.
 # usage: gpu_both_tenants.sh coreside|timeshare MODEL_DIR BOOK_DIR OUT_DIR [RUNS...]
@@ -95,7 +95,7 @@ if [ $rc = 0 ]; then
     local t=$EPOCHREALTIME
     timeout 280 python3 -c "import sys; from comic_narrator.cli import main; sys.exit(main(sys.argv[1:]))" \
       "$book" -o "$out/$name.mp4" --work-dir "/tmp/work-$work" --layout manga --stack "$stack" \
-      --tts-api openai --tts-voices "$voices" --cast "$out/cast.yaml" --draft --json-progress "$@" 2> "$out/$name.progress.jsonl" > "$out/$name.out"
+      --tts-api openai --tts-voices "$voices" --cast "$out/cast.yaml" ${draft_flag---draft} --json-progress "$@" 2> "$out/$name.progress.jsonl" > "$out/$name.out"
     local rc=$?
     local t1=$EPOCHREALTIME
     echo "== $name: exit $rc in $(python3 -c "print(round($t1 - $t, 1))") s"
@@ -121,6 +121,7 @@ if [ $rc = 0 ]; then
       alt2-*) (export PYTHONPATH="$cli_site:${ALT2_SRC:?alt2 runs need ALT2_SRC}"; run "$name" "$name") ;;
       long-*) (book=${LONG_BOOK_DIR:-$(dirname "$book")/book-long}; run "$name" "$name") ;;
       long8-*) (book=${LONG_BOOK_DIR:-$(dirname "$book")/book-long}; run "$name" "$name" --llm-concurrency 8) ;;
+      longfull-*) (book=${LONG_BOOK_DIR:-$(dirname "$book")/book-long}; draft_flag=; run "$name" "$name") ;;
       *) run "$name" "$name" ;;
     esac
   done
