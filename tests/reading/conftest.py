@@ -70,6 +70,15 @@ def read_bundled(
     return _cached_reading(path, config or VisionConfig(), manga_hint, ocr)
 
 
+def read_blackjack_page(ocr: RapidOcrEngine, name: str) -> PageReading:
+    """A page of ../shared/training's Black Jack vol. 1 (``bj01_000017.jpg``) read as a Japanese manga page, once
+    per test session; the test skips when ../shared is not beside this checkout."""
+    path = BLACKJACK_SAMPLE.parents[2] / "shared" / "training" / "blackjack-ni-yoroshiku" / "vol01" / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent: ../shared/training is not beside this checkout")
+    return read_bundled(ocr, path, VisionConfig(lang="ja"), manga_hint=True)
+
+
 def page_for(image: npt.NDArray[np.uint8], index: int = 0, segment: int = 0) -> PageImage:
     return PageImage(
         index=index,

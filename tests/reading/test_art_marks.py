@@ -7,12 +7,11 @@ import pytest
 
 from comic_narrator.artifacts import BookReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-from comic_narrator.config import VisionConfig, VoiceConfig
+from comic_narrator.config import VoiceConfig
 from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
-from comic_narrator.reading.reader import ART_MARKS, _is_stray_glyph, read_page
+from comic_narrator.reading.reader import ART_MARKS, _is_stray_glyph
 from comic_narrator.voice.writer import write_script
-from tests.conftest import REPO
-from tests.reading.conftest import load_rgb, page_for
+from tests.reading.conftest import read_blackjack_page
 
 BALLOON = BubbleShape(bbox=(0, 0, 120, 200), area_px2=18_000, solidity=0.97, rectangularity=0.78, tail_xy=None)
 
@@ -42,11 +41,7 @@ def test_every_art_mark_alone_with_one_letter_is_left_out() -> None:
 def test_a_drawing_read_as_a_line_on_a_real_page_is_not_in_the_script(ocr: RapidOcrEngine) -> None:
     # Black Jack vol. 1 p. 18 (a development page): the reader read a drawing in a light region as '7<7' and the
     # script voiced it.
-    path = REPO.parent / "shared" / "training" / "blackjack-ni-yoroshiku" / "vol01" / "bj01_000018.jpg"
-    if not path.exists():
-        pytest.skip(f"{path} is absent: ../shared/training is not beside this checkout")
-    image = load_rgb(path)
-    reading = read_page(image, page_for(image), config=VisionConfig(lang="ja"), manga_hint=True, ocr=ocr)
+    reading = read_blackjack_page(ocr, "bj01_000018.jpg")
     texts = [t.text for t in reading.texts]
     assert texts and not any(any(c in ART_MARKS for c in t) for t in texts), texts
     script = write_script(BookReading(source="test", lang="ja", pages=[reading]), VoiceConfig())

@@ -106,6 +106,26 @@ def _left_aligned(block: TextBlock) -> bool:
     return statistics.pstdev(lefts) <= 0.35 * letter and statistics.pstdev(centres) >= 1.0 * letter
 
 
+_KANJI_ONLY = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf々]{2,}")
+
+
+def lettered_vertically(blocks: list[TextBlock], texts: list[str]) -> bool:
+    """Most of the page's Japanese lettering runs in columns, as a manga's balloons and captions do."""
+    japanese = [b for b, t in zip(blocks, texts, strict=True) if sum(is_cjk(c) for c in t) >= 2]
+    columns = sum(any(ln.vertical for ln in b.lines) for b in japanese)
+    return len(japanese) >= 3 and columns >= 0.6 * len(japanese)
+
+
+def is_sign(block: TextBlock, text: str, page_vertical: bool) -> bool:
+    """A sign drawn in the picture (a door plate, a hospital's name, a lamp that says 手術中): on a page lettered
+    in columns (``page_vertical``: read right to left, or most of its lettering in columns), one level line of
+    kanji alone, no kana and no punctuation. Nobody says it; the narrator may read
+    it as a caption. (No line of the three annotated Black Jack chapters that somebody says is kanji alone.)"""
+    if not page_vertical or len(block.lines) != 1 or block.lines[0].vertical:
+        return False
+    return _KANJI_ONLY.fullmatch(re.sub(r"\s+", "", text)) is not None and abs(block.lines[0].angle_deg) <= 5
+
+
 def classify(
     block: TextBlock,
     text: str,

@@ -22,7 +22,9 @@ from comic_narrator.reading.lettering import (
     block_text,
     classify,
     is_all_caps,
+    is_sign,
     latin_lookalikes,
+    lettered_vertically,
     page_letter_px,
     sentence_case,
 )
@@ -273,6 +275,12 @@ def _texts_in_order(
         )
         for i in range(len(blocks))
     ]
+    if lang == "ja":  # a sign in the picture is nobody's line
+        vertical = direction == "rtl" or lettered_vertically(blocks, texts_raw)  # a manga's columns
+        kinds = [
+            "caption" if k in ("speech", "shout") and is_sign(blocks[i], texts_raw[i], vertical) else k
+            for i, k in enumerate(kinds)
+        ]
     if page_kind != "story":
         # Print on an ad or a cover is not somebody talking unless it sits in a real balloon.
         kinds = [k if blocks[i].bubble is not None or k == "sound" else "caption" for i, k in enumerate(kinds)]
