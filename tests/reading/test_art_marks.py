@@ -9,7 +9,7 @@ from comic_narrator.artifacts import BookReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VoiceConfig
 from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
-from comic_narrator.reading.reader import ART_MARKS, _is_stray_glyph
+from comic_narrator.reading.reader import ART_MARKS, _is_latin_misread, _is_stray_glyph
 from comic_narrator.voice.writer import write_script
 from tests.reading.conftest import read_blackjack_page
 
@@ -46,3 +46,26 @@ def test_a_drawing_read_as_a_line_on_a_real_page_is_not_in_the_script(ocr: Rapid
     assert texts and not any(any(c in ART_MARKS for c in t) for t in texts), texts
     script = write_script(BookReading(source="test", lang="ja", pages=[reading]), VoiceConfig())
     assert script.lines and all("<" not in line.text for line in script.lines)
+
+
+def _row(text: str) -> TextBlock:
+    line = TextLine(bbox=(40, 40, 200, 40), text=text, score=0.9, vertical=False, angle_deg=0.0, letter_px=30.0)
+    return TextBlock(lines=(line,), bbox=line.bbox, bubble=None)
+
+
+@pytest.mark.parametrize("text", ["Ti1 7", "Fi", "Mn A Mm", "x", "Q7"])
+def test_latin_with_no_word_on_a_japanese_page_is_a_misread(text: str) -> None:
+    assert _is_latin_misread(_row(text))
+
+
+@pytest.mark.parametrize("text", ["OK", "ICU", "Hello", "No.1 Dr Kim", "120", "Tシャツ", "CTスキャン", "……"])
+def test_a_word_a_number_or_japanese_is_no_misread(text: str) -> None:
+    assert not _is_latin_misread(_row(text))
+
+
+def test_a_siren_read_as_latin_is_not_narrated(ocr: RapidOcrEngine) -> None:
+    # Black Jack vol. 1 p. 22 (a development page): an ambulance's hand-lettered ファン ファン was read as the
+    # caption 'Ti1 7' and narrated.
+    reading = read_blackjack_page(ocr, "bj01_000022.jpg")
+    assert reading.texts and not any("Ti1" in t.text for t in reading.texts)
+    assert any(t.kind == "speech" for t in reading.texts)

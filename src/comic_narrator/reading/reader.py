@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
 from typing import Literal
@@ -13,7 +14,7 @@ import numpy.typing as npt
 from comic_narrator.artifacts import BBox, PageImage, PageKind, PageReading, Panel, ReadingDirection, TextRegion
 from comic_narrator.backends.protocols import CropRecognizer, OcrEngine
 from comic_narrator.config import VisionConfig
-from comic_narrator.reading.bubbles import TextBlock, group_lines, to_text_lines
+from comic_narrator.reading.bubbles import TextBlock, group_lines, is_cjk, to_text_lines
 from comic_narrator.reading.direction import reading_direction, script_language
 from comic_narrator.reading.furniture import furniture_regions, split_furniture
 from comic_narrator.reading.geometry import area_px2, centre, overlap_of_smaller, union_box
@@ -94,7 +95,7 @@ def read_page(
         blocks += mute_balloons(image_rgb, gray, float(np.mean(background.rgb)), raw_panels, lines, ocr)
     # Page numbers, credits, notices and watermarks are kept for the reading but stay out of the story's order.
     split = split_furniture(blocks, raw_panels, width_px, height_px)
-    blocks = [b for b in split.story if not _is_stray_glyph(b)]
+    blocks = [b for b in split.story if not _is_stray_glyph(b) and not (lang == "ja" and _is_latin_misread(b))]
     direction = reading_direction(config, page, manga_hint, lang)
     panels = [raw_panels[i] for i in spread_aware_order(raw_panels, inset_parent, direction, width_px, height_px)]
     # Insets do not make a cover or an ad a story page: the page kind is judged on the panels without them.
@@ -219,6 +220,21 @@ def _is_stray_glyph(block: TextBlock) -> bool:
     if letters <= 1 and any(c in ART_MARKS for c in text):
         return True
     return block.bubble is None and (letters == 0 or sum(c.isalnum() for c in text) <= 1)
+
+
+_LATIN_TOKEN = re.compile(r"[A-Za-z0-9]+")
+
+
+def _is_latin_misread(block: TextBlock) -> bool:
+    """On a Japanese page, Latin letters with no word among them: hand-lettered kana (a siren's ファン) or a
+    drawing that the multilingual recogniser read as 'Ti1 7'. A word is three letters or more ('Hello'), or two or
+    more capitals ('OK', 'ICU'); digits alone are no Latin text (a number stays), and a line with any kana or
+    kanji is Japanese."""
+    text = "".join(ln.text for ln in block.lines)
+    if is_cjk(text) or not any("a" <= c.lower() <= "z" for c in text):
+        return False
+    words = [t for t in _LATIN_TOKEN.findall(text) if t.isalpha() and (len(t) >= 3 or (len(t) >= 2 and t.isupper()))]
+    return not words
 
 
 def _panel_of(box: BBox, panels: list[BBox]) -> int:
