@@ -119,8 +119,8 @@ def lettered_vertically(blocks: list[TextBlock], texts: list[str]) -> bool:
 def is_sign(block: TextBlock, text: str, page_vertical: bool) -> bool:
     """A sign drawn in the picture (a door plate, a hospital's name, a lamp that says 手術中): on a page lettered
     in columns (``page_vertical``: read right to left, or most of its lettering in columns), one level line of
-    kanji alone, no kana and no punctuation. Nobody says it; the narrator may read
-    it as a caption. (No line of the three annotated Black Jack chapters that somebody says is kanji alone.)"""
+    kanji alone, no kana and no punctuation. Nobody says it; the narrator may read it as a caption. (No line of
+    the three annotated Black Jack chapters that somebody says is kanji alone.)"""
     if not page_vertical or len(block.lines) != 1 or block.lines[0].vertical:
         return False
     return _KANJI_ONLY.fullmatch(re.sub(r"\s+", "", text)) is not None and abs(block.lines[0].angle_deg) <= 5
