@@ -39,7 +39,8 @@ def test_what_somebody_says_is_no_sign(text: str) -> None:
 def test_a_sign_needs_a_page_lettered_in_columns_and_one_level_line() -> None:
     assert not is_sign(_block("救急用入口"), "救急用入口", page_vertical=False)  # a Japanese page lettered in rows
     assert not is_sign(_block("救急用入口", vertical=True), "救急用入口", page_vertical=True)  # a column
-    assert not is_sign(_block("救急用入口", angle=12.0), "救急用入口", page_vertical=True)  # tilted: display type
+    assert not is_sign(_block("救急用入口", angle=6.0), "救急用入口", page_vertical=True)  # tilted: display type
+    assert is_sign(_block("救急用入口", angle=-5.0), "救急用入口", page_vertical=True)  # a plate drawn a little askew
     assert not is_sign(_block("救急用入口", lines=2), "救急用入口", page_vertical=True)
 
 
@@ -50,6 +51,8 @@ def test_a_page_is_lettered_in_columns_when_most_of_its_japanese_is() -> None:
     assert lettered_vertically(columns + rows[:1], texts + texts[:1])
     assert not lettered_vertically(columns[:1] + rows, texts[:1] + texts)
     assert not lettered_vertically(columns[:2], texts[:2])  # two blocks say too little
+    assert lettered_vertically(columns, ["はい"] * 3)  # three of two letters are enough
+    assert not lettered_vertically(columns, ["は!"] * 3)  # one letter is no Japanese lettering
     assert not lettered_vertically(columns, ["OK", "No", "Hi"])  # no Japanese
 
 

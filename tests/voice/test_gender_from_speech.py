@@ -4,6 +4,7 @@ says 俺 gets a man's voice though no LLM named him."""
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 from pathlib import Path
 
@@ -134,7 +135,9 @@ def test_casting_gives_a_man_who_says_so_a_man_s_voice(voices: list[VoiceInfo]) 
     assert [(c.id, c.gender) for c in characters.characters] == [("char1", "female"), ("char2", "male")]
 
 
-def test_a_voice_given_before_the_gender_showed_is_given_again(tmp_path: Path) -> None:
+def test_a_voice_given_before_the_gender_showed_is_given_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """Pages are cast as they stream: a speaker whose first page says nothing of their gender gets a voice of
     either gender (alternating), and when a later page shows it is the other one, that page and the ones after
     it take a voice of the right gender; the earlier pages' cast stands. A speaker whose voice fits, and one a
@@ -159,7 +162,8 @@ def test_a_voice_given_before_the_gender_showed_is_given_again(tmp_path: Path) -
         assert gender_of[voice1[man]] == "male"
         second = [_line(1, woman, "俺が行く!!", 1), _line(1, man, "お前は医者だ……", 2), _line(1, "char3", "行くぞ", 3)]
         book.add_lines(second)
-        page2 = casting.add(second, "ja", 1)
+        with caplog.at_level(logging.INFO, logger="comic_narrator"):
+            page2 = casting.add(second, "ja", 1)
         assert gender_of[page2.voice_for(woman).voice] == "male"
         assert page2.voice_for(woman).voice != voice1[man]  # leads stay apart
         assert page2.voice_for(man).voice == voice1[man]
@@ -167,3 +171,6 @@ def test_a_voice_given_before_the_gender_showed_is_given_again(tmp_path: Path) -
         assert page1.voice_for(woman).voice == voice1[woman]  # the first page's cast stands
         assert book.characters.get(woman).voice == page2.voice_for(woman).voice  # type: ignore[union-attr]
         assert casting.add(second, "ja", 2) is page2  # settled: not cast again
+    said = [r.getMessage() for r in caplog.records if "speaks as" in r.getMessage()]
+    new_voice = page2.voice_for(woman).voice
+    assert said == [f"{woman} speaks as a male: voiced by {new_voice} instead of {voice1[woman]} from page 2 on"]
