@@ -17,12 +17,24 @@ SAMPLE_PAGE = REPO / "samples" / "peppercarrot-ep17-page2.jpg"
 CORPUS = REPO.parent / "shared" / "corpus"
 
 
+def _beside(root: Path, what: str, parts: tuple[str, ...]) -> Path:
+    path = root.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent: {what} is not beside this checkout")
+    return path
+
+
 def corpus_path(*parts: str) -> Path:
     """A path in ../shared/corpus, or a skip with the reason when this checkout has no corpus beside it."""
-    path = CORPUS.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is absent: the wider corpus (../shared/corpus) is not beside this checkout")
-    return path
+    return _beside(CORPUS, "the wider corpus (../shared/corpus)", parts)
+
+
+TRAINING = REPO.parent / "shared" / "training"
+
+
+def training_path(*parts: str) -> Path:
+    """A path in ../shared/training, or a skip with the reason when this checkout has no training pages beside it."""
+    return _beside(TRAINING, "../shared/training", parts)
 
 
 @pytest.fixture

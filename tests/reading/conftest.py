@@ -20,6 +20,7 @@ from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.ingest.images import decode_image
 from comic_narrator.reading.reader import read_page
+from tests.conftest import training_path
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vision"
 BLACKJACK_SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
@@ -73,9 +74,7 @@ def read_bundled(
 def read_blackjack_page(ocr: RapidOcrEngine, name: str) -> PageReading:
     """A page of ../shared/training's Black Jack vol. 1 (``bj01_000017.jpg``) read as a Japanese manga page, once
     per test session; the test skips when ../shared is not beside this checkout."""
-    path = BLACKJACK_SAMPLE.parents[2] / "shared" / "training" / "blackjack-ni-yoroshiku" / "vol01" / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent: ../shared/training is not beside this checkout")
+    path = training_path("blackjack-ni-yoroshiku", "vol01", name)
     return read_bundled(ocr, path, VisionConfig(lang="ja"), manga_hint=True)
 
 

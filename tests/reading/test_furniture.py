@@ -11,7 +11,6 @@ import json
 import random
 import textwrap
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -27,18 +26,10 @@ from comic_narrator.reading.furniture import furniture_reason, furniture_regions
 from comic_narrator.reading.geometry import overlap_of_smaller
 from comic_narrator.reading.reader import read_page
 from comic_narrator.voice.writer import write_script
-from tests.conftest import REPO, corpus_path
+from tests.conftest import corpus_path, training_path
 from tests.reading.conftest import DATA, blackjack_sample_pages, load_rgb, page_for, read_bundled
 
-TRAINING = REPO.parent / "shared" / "training"
 _LIMIT_PX = 64_000_000
-
-
-def _training_path(*parts: str) -> Path:
-    path = TRAINING.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is absent: ../shared/training is not beside this checkout")
-    return path
 
 
 def _script_text(reading: PageReading, lang: str) -> str:
@@ -76,7 +67,7 @@ def test_publisher_watermark_on_the_bundled_manga_is_furniture(index: int, ocr: 
 
 
 def test_watermark_on_full_size_training_pages_is_furniture(ocr: RapidOcrEngine) -> None:
-    path = _training_path("blackjack-ni-yoroshiku", "vol01", "bj01_000030.jpg")
+    path = training_path("blackjack-ni-yoroshiku", "vol01", "bj01_000030.jpg")
     reading = _read(load_rgb(path), ocr, manga=True)
     assert [t.kind for t in reading.texts if "漫画" in t.text and "web" in t.text.lower()] == ["furniture"]
     assert "web" not in _script_text(reading, "ja").lower()

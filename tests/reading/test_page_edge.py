@@ -3,14 +3,10 @@ is no balloon, so its lettering is narrated, not spoken; balloons the trim cuts 
 
 from __future__ import annotations
 
-import pytest
-
 from comic_narrator.artifacts import PageReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
-from tests.conftest import REPO
+from tests.conftest import training_path
 from tests.reading.conftest import DATA, read_bundled
-
-TRAINING = REPO.parent / "shared" / "training"
 
 
 def _holding(reading: PageReading, *parts: str) -> list[tuple[str, str]]:
@@ -22,10 +18,7 @@ def test_lettering_on_a_bleed_splash_s_light_is_narration_not_speech(ocr: RapidO
     """Black Jack vol. 1 p. 35: a night city bled to the page's edges, narration in white-rimmed columns. The light
     around the first column runs off the top of the page; taken for a balloon it made that column speech, cut off
     from the rest of its caption (the annotations, training/eval/blackjack-vol01-p21-40: one caption)."""
-    path = TRAINING / "blackjack-ni-yoroshiku" / "vol01" / "bj01_000035.jpg"
-    if not path.exists():
-        pytest.skip(f"{path} is absent: ../shared/training is not beside this checkout")
-    reading = read_bundled(ocr, path)
+    reading = read_bundled(ocr, training_path("blackjack-ni-yoroshiku", "vol01", "bj01_000035.jpg"))
     assert _holding(reading, "全国の") == _holding(reading, "全国の", "アンケート"), "one block, first column first"
     ((kind, text),) = _holding(reading, "全国の")
     assert kind == "caption" and text.startswith("全国の")
