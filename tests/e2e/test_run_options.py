@@ -65,7 +65,8 @@ def _assert_in_sync(path: Path, fps: int) -> None:
 @pytest.fixture(scope="module")
 def combined(reading: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One run combining options that each leave their own trace: an edited reading (its first speech balloon
-    turned into a caption), --no-captions, --read-sfx, --narrator-voice, --cast (char2 pinned with a speed),
+    turned into a caption, its last given to a second speaker, char2), --no-captions, --read-sfx,
+    --narrator-voice, --cast (char2 pinned with a speed),
     --no-sound-bed, --fps 25, --preset ultrafast."""
     folder = tmp_path_factory.mktemp("combined")
     edited = copy.deepcopy(reading)
@@ -73,7 +74,8 @@ def combined(reading: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) 
     first_speech = next(t for t in texts if t["kind"] == "speech")
     first_speech["kind"], first_speech["speaker"] = "caption", None
     assert any(t["kind"] == "sound" and SOUND_WORD in t["text"] for t in texts)
-    assert any(t["speaker"] == "char2" for t in texts)
+    last_speech = [t for t in texts if t["kind"] in ("speech", "shout")][-1]
+    last_speech["speaker"] = "char2"
     reading_file = _write(folder / "edited-reading.json", edited)
     cast_file = folder / "cast.yaml"
     cast_file.write_text("char2: {voice: en-joe-robot, speed: 1.2}\n", encoding="utf-8")

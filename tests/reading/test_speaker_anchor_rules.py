@@ -5,7 +5,6 @@ which texts the book's linker renames."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -13,13 +12,11 @@ from comic_narrator.artifacts import PageReading, Panel, TextRegion
 from comic_narrator.reading.bubbles import BubbleShape, TextBlock
 from comic_narrator.reading.speakers import (
     SIGNATURE_HUE_BINS,
-    Utterance,
     appearance_signature,
     link_speakers,
-    signature_distance,
     speaker_anchor,
-    speaker_distance,
 )
+from comic_narrator.reading.turns import signature_distance
 
 GREY = [0.0] * SIGNATURE_HUE_BINS + [0.2, 0.5, 0.3]
 
@@ -97,20 +94,6 @@ def test_the_linker_renames_only_lines_with_a_speaker_and_a_signature() -> None:
     assert [t.speaker for t in linked.texts] == ["pepper", None, "char1"]
 
 
-def test_balloons_stacked_in_a_page_s_first_panel_count_half_the_distance_too() -> None:
-    def hue(*weights: float) -> tuple[float, ...]:
-        values = list(weights) + [0.0] * (SIGNATURE_HUE_BINS - len(weights))
-        return (*(v / sum(values) for v in values), 0.0, 0.0, 0.0)
-
-    a = Utterance(page=0, panel=0, centre_x_frac=0.30, signature=hue(1, 1))
-    stacked = Utterance(page=0, panel=0, centre_x_frac=0.40, signature=hue(1, 0, 1))
-    outside = Utterance(page=0, panel=-1, centre_x_frac=0.40, signature=hue(1, 0, 1))
-    plain = signature_distance(a.signature, stacked.signature)
-    assert speaker_distance(a, stacked) == plain / 2
-    # Lettering outside every panel (panel -1) shares no panel with anything.
-    assert speaker_distance(replace(a, panel=-1), outside) == plain
-
-
 def test_a_window_is_read_as_coloured_art_from_eight_percent_of_coloured_pixels() -> None:
     def window(coloured_rows: int) -> tuple[float, ...]:
         image = np.full((100, 100, 3), 200, np.uint8)  # light grey paper and shading
@@ -120,36 +103,3 @@ def test_a_window_is_read_as_coloured_art_from_eight_percent_of_coloured_pixels(
     assert sum(window(10)[:SIGNATURE_HUE_BINS]) > 0.99  # 10 %: the hues of the coloured pixels alone
     assert len(window(10)) == len(window(6)) == SIGNATURE_HUE_BINS + 3  # comparable with every other signature
     assert sum(window(6)[:SIGNATURE_HUE_BINS]) == 0.0 and sum(window(6)[SIGNATURE_HUE_BINS:]) > 0.99
-
-
-def test_a_balloon_s_place_on_the_page_is_its_centre() -> None:
-    # Two balloons of one panel, their left edges 0.3 of the page apart but their centres 0.1: stacked lines
-    # of one speaker, which the linker keeps together on coloured art where their colours alone would not.
-    red, blue = _coloured(0), _coloured(7)
-    first = TextRegion(
-        bbox=(40, 10, 200, 40), kind="speech", text="A", speaker="x", panel=0, lang="en", speaker_signature=red
-    )
-    second = TextRegion(
-        bbox=(160, 60, 40, 40),
-        kind="speech",
-        text="B",
-        speaker="x",
-        panel=0,
-        lang="en",
-        speaker_signature=_mixed(red, blue),
-    )
-    (linked,) = link_speakers([_page([first, second])])
-    assert linked.texts[0].speaker == linked.texts[1].speaker
-    far = second.model_copy(update={"bbox": (330, 60, 40, 40)})
-    (linked,) = link_speakers([_page([first, far])])
-    assert linked.texts[0].speaker != linked.texts[1].speaker
-
-
-def _coloured(hue_bin: int) -> list[float]:
-    values = [0.0] * (SIGNATURE_HUE_BINS + 3)
-    values[hue_bin] = 1.0
-    return values
-
-
-def _mixed(a: list[float], b: list[float]) -> list[float]:
-    return [0.3 * x + 0.7 * y for x, y in zip(a, b, strict=True)]

@@ -1,5 +1,5 @@
-"""The speaker linker's smaller rules, each on its own: what the appearance window leaves out, the two kinds of
-continuity it favours on coloured art, and the register read from Japanese lines only."""
+"""The speaker linker's smaller rules, each on its own: what the appearance window leaves out and the register
+read from Japanese lines only."""
 
 from __future__ import annotations
 
@@ -8,21 +8,11 @@ import numpy as np
 from comic_narrator.artifacts import PageReading, Panel, TextRegion
 from comic_narrator.reading.speakers import (
     SIGNATURE_HUE_BINS,
-    SpeakerLinker,
-    Utterance,
     appearance_signature,
     link_speakers,
-    signature_distance,
-    speaker_distance,
 )
 
 GREY = [0.0] * SIGNATURE_HUE_BINS + [0.2, 0.5, 0.3]
-
-
-def _hue(*weights: float) -> tuple[float, ...]:
-    values = list(weights) + [0.0] * (SIGNATURE_HUE_BINS - len(weights))
-    total = sum(values)
-    return (*(v / total for v in values), 0.0, 0.0, 0.0)
 
 
 def test_the_balloon_is_left_out_of_the_appearance_window() -> None:
@@ -35,28 +25,6 @@ def test_the_balloon_is_left_out_of_the_appearance_window() -> None:
     # Without the exclusion the red would count: the rule is what keeps it out.
     with_balloon = appearance_signature(image, (100.0, 100.0), 120, (0, 0, 0, 0))
     assert with_balloon[red_bin] > 0.05
-
-
-def test_two_balloons_stacked_in_one_panel_count_half_the_distance() -> None:
-    a = Utterance(page=0, panel=2, centre_x_frac=0.30, signature=_hue(1, 1))
-    stacked = Utterance(page=0, panel=2, centre_x_frac=0.40, signature=_hue(1, 0, 1))
-    across = Utterance(page=0, panel=2, centre_x_frac=0.80, signature=_hue(1, 0, 1))
-    other_panel = Utterance(page=0, panel=3, centre_x_frac=0.40, signature=_hue(1, 0, 1))
-    plain = signature_distance(a.signature, stacked.signature)
-    assert speaker_distance(a, stacked) == plain / 2
-    assert speaker_distance(a, across) == plain == speaker_distance(a, other_panel)
-
-
-def test_the_previous_speaker_is_favoured_on_coloured_art() -> None:
-    first = Utterance(page=0, panel=0, centre_x_frac=0.2, signature=_hue(1, 0, 0, 0))
-    near = Utterance(page=0, panel=1, centre_x_frac=0.8, signature=_hue(9, 11, 0, 0))  # 0.55 from the first
-    assert 0.5 < signature_distance(first.signature, near.signature) < 0.5 / 0.8
-    linker = SpeakerLinker()
-    assert [linker.assign(first), linker.assign(near)] == [0, 0]  # 0.55 x 0.8 is under the 0.5 threshold
-    # After another character spoke, the same balloon is no longer the previous speaker's: a new character.
-    linker = SpeakerLinker()
-    other = Utterance(page=0, panel=1, centre_x_frac=0.5, signature=_hue(0, 0, 0, 0, 0, 0, 1))
-    assert [linker.assign(first), linker.assign(other), linker.assign(near)] == [0, 1, 2]
 
 
 def _page(index: int, lines: list[tuple[int, str]], lang: str) -> PageReading:

@@ -32,6 +32,7 @@ class Line:
     calls: tuple[str, ...] = ()
     question: bool = False
     ending: str | None = None
+    signature: tuple[float, ...] = ()
 
 
 def _state(speakers: list[int], lines: list[Line] | None = None) -> TurnState:
@@ -158,3 +159,30 @@ def test_how_a_line_ends(text: str, ending: str | None) -> None:
 )
 def test_sentences_said_are_told_from_sound_words(text: str, said: bool) -> None:
     assert says_a_sentence(text) is said
+
+
+RED = (1.0,) + (0.0,) * 14
+BLUE = (0.0,) * 8 + (1.0,) + (0.0,) * 6
+GREY_SIGNATURE = (0.0,) * 12 + (0.2, 0.5, 0.3)
+
+
+def test_the_hue_cue_is_off_and_when_on_favours_the_character_a_line_looks_like() -> None:
+    red_line = Line(signature=RED)
+    red, blue = Character(looks=(RED,)), Character(looks=(BLUE,))
+    everyone = _Everyone({}, {}, {})
+    # Off by default: on painted pages the hues at the tail told speakers apart no better than a coin.
+    assert _evidence(TurnCues(), red, everyone, red_line) == 0.0
+    on = TurnCues(look=8.0, look_same=0.5)
+    assert _evidence(on, red, everyone, red_line) == pytest.approx(4.0)  # 8 x (0.5 - 0)
+    assert _evidence(on, blue, everyone, red_line) == pytest.approx(-4.0)  # 8 x (0.5 - 1)
+    # A grey line, or a character never seen on coloured art, says nothing by its looks.
+    assert _evidence(on, red, everyone, Line(signature=GREY_SIGNATURE)) == 0.0
+    assert _evidence(on, Character(), everyone, red_line) == 0.0
+
+
+def test_a_character_keeps_the_looks_of_its_last_eight_coloured_lines() -> None:
+    state = TurnState()
+    for n in range(10):
+        state = extend(state, Line(panel=n, signature=RED if n < 9 else BLUE), 0, 0.0)
+    state = extend(state, Line(panel=10, signature=GREY_SIGNATURE), 0, 0.0)
+    assert state.characters[0].looks == (RED,) * 7 + (BLUE,)

@@ -54,7 +54,9 @@ def test_the_voices_saved_are_what_the_page_gets_back(served: Served) -> None:
 def test_a_voice_for_a_speaker_with_no_line_left_is_not_pinned(served: Served) -> None:
     lines = _lines(served)
     speaker = str(lines[0]["speaker"])
-    kept = [line for line in lines if line["speaker"] != speaker]
+    # The review gives the second page's lines to somebody else and drops what is left of the first speaker's.
+    kept = [{**line, "speaker": "char9"} if line["page"] == 1 else line for line in lines]
+    kept = [line for line in kept if line["speaker"] != speaker]
     assert kept and len(kept) < len(lines)
     voice = served.ask("GET", "/api/book")[1]["bank"][0]["id"]
     status, message = served.save({"lines": kept, "voices": {speaker: voice, "narrator": voice}})

@@ -47,7 +47,7 @@ def test_review_writes_what_was_asked_beside_the_video_and_opens_the_browser(
     monkeypatch.setattr(webbrowser, "open", open_browser)
     monkeypatch.setattr(ReviewServer, "serve_forever", render_then_interrupted)
     out, along, cast_file = tmp_path / "page.mp4", tmp_path / "along", tmp_path / "cast.yaml"
-    cast_file.write_text("char2: {voice: en-joe-robot}\n", encoding="utf-8")
+    cast_file.write_text("char1: {voice: en-joe-robot}\n", encoding="utf-8")
     extras = ["--read-along", str(along), "--audiobook", "--cast", str(cast_file)]
     assert main([str(SAMPLE_PAGE), "-o", str(out), *RUN_OPTIONS, *extras]) == 0
     printed = capsys.readouterr()
@@ -57,7 +57,7 @@ def test_review_writes_what_was_asked_beside_the_video_and_opens_the_browser(
     assert "token=" in opened[0]
     assert rendered and rendered[0].startswith(f"wrote {out}")
     cast = {m.character: m.voice for m in Cast.model_validate_json((work_of(out) / "cast.json").read_text()).members}
-    assert cast["char2"] == "en-joe-robot"
+    assert cast["char1"] == "en-joe-robot"
     assert printed.out.count("audiobook: ") == 2
     assert "review stopped" in printed.err
 

@@ -89,7 +89,7 @@ def test_a_line_is_previewed_at_its_own_speakers_pinned_speed(served: Served) ->
     cast_file = served.work / "cast.json"
     cast = json.loads(cast_file.read_text(encoding="utf-8"))
     speakers = [member["character"] for member in cast["members"]]
-    assert speakers[0] == "narrator" and {"char1", "char2"} <= set(speakers)
+    assert speakers[0] == "narrator" and "char1" in speakers
     for member in cast["members"]:
         member["speed"] = 1.4 if member["character"] == "char1" else 1.0
     cast_file.write_text(json.dumps(cast), encoding="utf-8")
@@ -97,8 +97,8 @@ def test_a_line_is_previewed_at_its_own_speakers_pinned_speed(served: Served) ->
     line = {**served.script().lines[0].model_dump(), "text": "The same words, said by two people."}
     voice = _voice(served)
     urls = {}
-    for speaker in ("char1", "char2"):
+    for speaker in ("char1", "narrator"):
         status, urls[speaker] = _clip(served, {**line, "speaker": speaker}, voice)
         assert status == 200, urls[speaker]
     seconds = {s: soundfile.info(str(served.work / url.removeprefix("/files/"))).duration for s, url in urls.items()}
-    assert seconds["char1"] < seconds["char2"] * 0.9, seconds
+    assert seconds["char1"] < seconds["narrator"] * 0.9, seconds

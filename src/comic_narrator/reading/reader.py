@@ -315,7 +315,6 @@ def _texts_in_order(
         Utterance(
             page=0,
             panel=owners[i],
-            centre_x_frac=centre(blocks[i].bbox)[0] / max(image_rgb.shape[1], 1),
             signature=signatures[i],
         )
         for i in speaking

@@ -1,4 +1,4 @@
-"""Who speaks each balloon: the figure its tail points at, described by colour, linked across pages."""
+"""Who speaks each balloon: where its tail points (kept in the reading), and book-wide ids by turn-taking."""
 
 from __future__ import annotations
 
@@ -16,15 +16,14 @@ from comic_narrator.reading.speech_cues import (
     LineCues,
     Pronoun,
     Register,
+    english_line_cues,
     line_cues,
     sounds_spoken,
     speaks_in_person,
 )
-from comic_narrator.reading.turns import TurnCues, TurnState, beam_labels, commit, extend, step
+from comic_narrator.reading.turns import TurnCues, TurnState, beam_labels, commit, step
 
 SIGNATURE_HUE_BINS = 12
-_SAME_FIGURE_DISTANCE = 0.5
-"""Signatures closer than this (half the L1 distance of two normalised histograms) are the same figure."""
 
 
 def speaker_anchor(block: TextBlock, panel_box: BBox | None) -> tuple[float, float]:
@@ -78,12 +77,6 @@ def appearance_signature(
     return tuple(float(v) for v in hist / total) if total > 0 else tuple([0.0] * bins)
 
 
-def signature_distance(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    if not a or not b or len(a) != len(b) or sum(a) == 0 or sum(b) == 0:
-        return 1.0
-    return 0.5 * float(sum(abs(x - y) for x, y in zip(a, b, strict=True)))
-
-
 @dataclass(frozen=True)
 class Utterance:
     """What the speaker heuristic knows of one balloon: where it is, what its pointed-at figure looks like and
@@ -91,8 +84,6 @@ class Utterance:
 
     page: int
     panel: int
-    centre_x_frac: float
-    """Balloon centre as a fraction of the page width."""
     signature: tuple[float, ...]
     register: Register | None = None
     pronoun: Pronoun | None = None
@@ -103,20 +94,6 @@ class Utterance:
     """The line asks something: the next turn is likely the answer, by someone else."""
     ending: str | None = None
     """Its sentence-final particle or last punctuation: a speaker's habit."""
-
-
-def is_colourful(signature: tuple[float, ...]) -> bool:
-    """A hue signature (coloured art around the figure), as opposed to the lightness bins of grey art."""
-    return sum(signature[:SIGNATURE_HUE_BINS]) > 0
-
-
-def speaker_distance(a: Utterance, b: Utterance) -> float:
-    """Appearance distance, halved for two balloons stacked on the same side of one panel (a speaker who goes
-    on talking: the usual layout of a continued line)."""
-    distance = signature_distance(a.signature, b.signature)
-    if a.page == b.page and a.panel == b.panel and a.panel >= 0 and abs(a.centre_x_frac - b.centre_x_frac) < 0.15:
-        distance *= 0.5
-    return distance
 
 
 def _spoken_caption(text: TextRegion) -> bool:
@@ -131,78 +108,35 @@ class SpeakerLinker:
     """Book-wide character ids, grown page by page in reading order. Pages must be added in book order; the ids
     then do not depend on how many pages were read ahead, so a page's own cached reading stays valid.
 
-    Coloured art: each speaking balloon joins the character whose balloons it looks most like (average linkage
-    of hue signatures), or starts a new one; the speaker of the previous balloon is favoured (its distance counts
-    0.8 times): a character often speaks several balloons in a row, and a colour histogram is noisy evidence.
+    Speakers follow turn-taking (:mod:`comic_narrator.reading.turns`): a panel's lines are one speaker's; a new
+    panel's line goes on with the previous speaker, answers from the other side of the exchange, comes from
+    another known character or from a new one, each with a prior share, moved by what the line says: in Japanese
+    the first-person pronoun and the register each character uses, in both languages the names a line calls (not
+    its speaker's own) and a question before it. The hypotheses are searched with a beam over the page and the
+    best is committed when the page ends.
 
-    Grey art, where what a tail points at carries no identity that a histogram can see (measured on 169 annotated
-    manga lines: grouping by it scored below one id for everybody), speakers follow turn-taking
-    (:mod:`comic_narrator.reading.turns`): a panel's lines are one speaker's; a new panel's line goes on with the
-    previous speaker, answers from the other side of the exchange, comes from another known character or from a
-    new one, each with a prior share, moved by what the line says: the first-person pronoun and the register each
-    character uses, the names a line calls (not its speaker's own) and a question before it. The hypotheses are
-    searched with a beam over the page and the best is committed when the page ends."""
+    What a tail points at is not used: on grey art its lightness carries no identity (169 annotated manga lines:
+    grouping by it scored below one id for everybody), and on painted colour pages neither do its hues (six
+    annotated Pepper&Carrot episodes: a same-speaker pair is the closer one 0.47-0.62 of the time, and grouping
+    by hue scored below turn-taking on every episode; ``TurnCues.look`` keeps the cue, off)."""
 
-    def __init__(self, threshold: float = _SAME_FIGURE_DISTANCE, cues: TurnCues | None = None) -> None:
-        self.threshold = threshold
+    def __init__(self, cues: TurnCues | None = None) -> None:
         self.cues = cues or TurnCues()
-        self.items: list[Utterance] = []
-        self.clusters: list[list[int]] = []
         self.turns = TurnState()
-        """The committed turn-taking state; its characters are these clusters."""
-        self.previous = -1
+        """The committed turn-taking state: the characters so far."""
         self.pages = 0
 
-    def _join(self, item: Utterance, c: int) -> None:
-        self.items.append(item)
-        if c == len(self.clusters):
-            self.clusters.append([])
-        self.clusters[c].append(len(self.items) - 1)
-        self.previous = c
-
-    def _by_colour(self, item: Utterance) -> int:
-        """The cluster a balloon of coloured art joins (``len(clusters)``: a new one)."""
-        best, best_d = len(self.clusters), self.threshold
-        for c, members in enumerate(self.clusters):
-            coloured = [m for m in members if is_colourful(self.items[m].signature)]
-            if not coloured:
-                continue
-            d = float(np.mean([speaker_distance(item, self.items[m]) for m in coloured]))
-            if c == self.previous:
-                d *= 0.8
-            if d < best_d:
-                best, best_d = c, d
-        return best
-
-    def _commit(self, beam: list[TurnState], grey: list[Utterance]) -> list[int]:
-        """The best hypothesis of ``beam`` made the linker's state; the clusters of the ``grey`` lines it read."""
+    def _assign_all(self, items: list[Utterance]) -> list[int]:
+        """Character indices (numbered by first appearance) for consecutive utterances, searched together."""
+        beam = [self.turns]
+        for item in items:
+            beam = step(self.cues, beam, item)
         labels = beam_labels(beam)
-        for item, c in zip(grey, labels, strict=True):
-            self._join(item, c)
         self.turns = commit(beam)
         return list(labels)
 
-    def _assign_all(self, items: list[Utterance]) -> list[int]:
-        """Cluster indices for consecutive utterances: grey ones searched together, coloured ones one by one."""
-        out: list[int] = []
-        beam = [self.turns]
-        grey: list[Utterance] = []
-        for item in items:
-            if not is_colourful(item.signature):
-                beam = step(self.cues, beam, item)
-                grey.append(item)
-                continue
-            out += self._commit(beam, grey)
-            grey = []
-            c = self._by_colour(item)
-            self.turns = commit([extend(self.turns, item, c, self.turns.score)])
-            beam = [self.turns]
-            self._join(item, c)
-            out.append(c)
-        return out + self._commit(beam, grey)
-
     def assign(self, item: Utterance) -> int:
-        """The cluster index (numbered by first appearance) the utterance joins, decided on it alone."""
+        """The character index the utterance joins, decided on it alone."""
         return self._assign_all([item])[0]
 
     def add_page(self, reading: PageReading) -> PageReading:
@@ -212,13 +146,18 @@ class SpeakerLinker:
         for index, text in enumerate(reading.texts):
             if not (text.speaker is not None and text.speaker_signature) and not _spoken_caption(text):
                 continue
-            cues = line_cues(text.text) if text.lang == "ja" else LineCues()
+            cues = (
+                line_cues(text.text)
+                if text.lang == "ja"
+                else english_line_cues(text.text)
+                if text.lang == "en"
+                else LineCues()
+            )
             spoken.append(index)
             items.append(
                 Utterance(
                     page=self.pages,
                     panel=text.panel,
-                    centre_x_frac=(text.bbox[0] + text.bbox[2] / 2) / max(reading.width, 1),
                     signature=tuple(text.speaker_signature or ()),
                     register=cues.register,
                     pronoun=cues.pronoun,
@@ -240,13 +179,12 @@ class SpeakerLinker:
         return reading.model_copy(update={"texts": texts})
 
 
-def cluster_utterances(items: list[Utterance], threshold: float = _SAME_FIGURE_DISTANCE) -> list[int]:
-    """Average-linkage clustering in reading order (see :class:`SpeakerLinker`): a cluster index per item."""
-    linker = SpeakerLinker(threshold)
-    return [linker.assign(item) for item in items]
+def cluster_utterances(items: list[Utterance]) -> list[int]:
+    """Character indices of one page's utterances by turn-taking alone (see :class:`SpeakerLinker`)."""
+    return SpeakerLinker()._assign_all(items)
 
 
 def link_speakers(readings: list[PageReading]) -> list[PageReading]:
-    """Character ids consistent across the book: balloons whose pointed-at figures look alike share an id."""
+    """Character ids consistent across the book (see :class:`SpeakerLinker`)."""
     linker = SpeakerLinker()
     return [linker.add_page(reading) for reading in readings]

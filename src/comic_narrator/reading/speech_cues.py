@@ -191,3 +191,53 @@ def line_cues(text: str) -> LineCues:
         question=bool(_QUESTION.search(stripped)),
         ending=line_ending(text),
     )
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words that stand where an English vocative does (after a comma at a sentence's end, or before one at its start)
+# but call nobody: interjections, pronouns, adverbs and the like.
+_NOT_A_NAME = _words(
+    """a ah aha alright all also again already anyway as at aw bye come dear do done eh else enough even ever fine
+    for from gee go golly good goodbye great ha hah haha he hello help her here hey hi him hm hmm how huh i if in
+    indeed is it just later listen look maybe me mine my no nope not now o oh ok okay on once one or ouch out
+    please quick quiet really right say see she so sorry still stop sure than thanks thank that the them then
+    there these they this those though thus to today together tomorrow tonight too uh uhm um us wait we well what
+    when where which who whoa why will wow yeah yes yet you your yours whew phew ugh hmph yikes yay boy man
+    gosh jeez wh"""
+)
+_NOT_PART_OF_A_NAME = _words("old dear little big young poor my good mr mrs ms miss dr mister")
+"""Words said with a name ("old pal", "Mr. Bear") that do not tell who is meant."""
+_STUTTER = re.compile(r"\b([A-Za-z])-(?=\1)", re.IGNORECASE)
+_VOCATIVE_END = re.compile(r",\s*((?:[A-Za-z][A-Za-z'-]*\s+)?[A-Za-z][A-Za-z'-]*)\s*[!?.…]+(?=\s|$)")
+_VOCATIVE_START = re.compile(r"(?:^|[.!?…]\s+)([A-Z][A-Za-z'-]*)\s*(?:,|!+(?=\s|$))")
+
+
+def english_calls(text: str) -> tuple[str, ...]:
+    """The people an English line calls by name or title, word by word, lower-cased, in order, once each (a full
+    name's words each name its bearer; "old" of "old pal" names nobody; a stutter is read through: "s-s-stranger"
+    is "stranger"): a word or two set off
+    by a comma at a sentence's end ("That's not fair, Willie!", "Of course, old pal!") or a capitalised word
+    opening a sentence before a comma or an exclamation ("Pepper, you bring shame"; "Carrot!"). Interjections and
+    pronouns in those places ("Oh, no", "Look, you") call nobody."""
+    out: list[str] = []
+    plain = _STUTTER.sub("", text)
+    found = [(m.start(), m.group(1)) for m in _VOCATIVE_END.finditer(plain)]
+    found += [(m.start(1), m.group(1)) for m in _VOCATIVE_START.finditer(plain)]
+    for _, phrase in sorted(found):
+        words = phrase.lower().split()
+        if any(w in _NOT_A_NAME for w in words) or any(w.endswith(("n't", "'s", "'re", "'ll")) for w in words):
+            continue
+        for word in words:
+            if word not in _NOT_PART_OF_A_NAME and word not in out:
+                out.append(word)
+    return tuple(out)
+
+
+def english_line_cues(text: str) -> LineCues:
+    """The cues an English line gives: the names it calls and whether it asks something (English marks neither a
+    register nor a gendered "I", so those stay empty)."""
+    stripped = text.strip().rstrip(".…‥ -—")
+    return LineCues(calls=english_calls(text), question=stripped.endswith("?"))
