@@ -7,8 +7,8 @@ pages as the local reader reads them (rapidocr; the readings are cached in --cac
 on the annotated lines themselves (a perfect reader's panels, text and kinds: what the linking alone is worth).
 Develop on p. 21-40; p. 41-60 are held out, to report, never to tune on.
 
-``--colour`` compares the cues of colour pages instead (the hue past the tail at several weights, the English
-names called, the question) on lettered Pepper&Carrot episodes: ``python training/eval/letter_peppercarrot.py
+``--colour`` compares the hue past the tail as a cue at several weights (off by default) instead, on lettered
+Pepper&Carrot episodes: ``python training/eval/letter_peppercarrot.py
 /tmp/pcl ../shared/training/peppercarrot/ep06 ...`` writes them with their annotations, then ``--sets /tmp/pcl/ep06
 ...``. Episodes 6, 8, 11 and 13 are for developing; 16 and 18 are held out.
 """
@@ -53,8 +53,6 @@ VARIANTS: list[tuple[str, TurnCues]] = [
 COLOUR_VARIANTS: list[tuple[str, TurnCues]] = [
     ("turns (default: hue off)", DEFAULTS),
     *[(f"turns + hue, weight {w:g}", replace(DEFAULTS, look=w)) for w in (1.0, 2.0, 4.0, 8.0, 16.0)],
-    ("turns without names called", replace(DEFAULTS, calls=0.0)),
-    ("turns without question", replace(DEFAULTS, question=0.0)),
 ]
 
 

@@ -16,7 +16,6 @@ from comic_narrator.reading.speech_cues import (
     LineCues,
     Pronoun,
     Register,
-    english_line_cues,
     line_cues,
     sounds_spoken,
     speaks_in_person,
@@ -110,9 +109,10 @@ class SpeakerLinker:
 
     Speakers follow turn-taking (:mod:`comic_narrator.reading.turns`): a panel's lines are one speaker's; a new
     panel's line goes on with the previous speaker, answers from the other side of the exchange, comes from
-    another known character or from a new one, each with a prior share, moved by what the line says: in Japanese
-    the first-person pronoun and the register each character uses, in both languages the names a line calls (not
-    its speaker's own) and a question before it. The hypotheses are searched with a beam over the page and the
+    another known character or from a new one, each with a prior share, moved by what a Japanese line says: the
+    first-person pronoun and the register each character uses, the names a line calls (not its speaker's own)
+    and a question before it. English lines mark no register, so an English book's lines stay one character's
+    unless a cast file or an LLM reader says otherwise. The hypotheses are searched with a beam over the page and the
     best is committed when the page ends.
 
     What a tail points at is not used: on grey art its lightness carries no identity (169 annotated manga lines:
@@ -146,13 +146,7 @@ class SpeakerLinker:
         for index, text in enumerate(reading.texts):
             if not (text.speaker is not None and text.speaker_signature) and not _spoken_caption(text):
                 continue
-            cues = (
-                line_cues(text.text)
-                if text.lang == "ja"
-                else english_line_cues(text.text)
-                if text.lang == "en"
-                else LineCues()
-            )
+            cues = line_cues(text.text) if text.lang == "ja" else LineCues()
             spoken.append(index)
             items.append(
                 Utterance(
