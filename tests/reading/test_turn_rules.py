@@ -186,3 +186,13 @@ def test_a_character_keeps_the_looks_of_its_last_eight_coloured_lines() -> None:
         state = extend(state, Line(panel=n, signature=RED if n < 9 else BLUE), 0, 0.0)
     state = extend(state, Line(panel=10, signature=GREY_SIGNATURE), 0, 0.0)
     assert state.characters[0].looks == (RED,) * 7 + (BLUE,)
+
+
+def test_a_character_counts_each_habit_once_a_line() -> None:
+    state = TurnState()
+    for n, (pronoun, ending) in enumerate([("boku", "よ"), ("boku", "ね"), (None, "よ")]):
+        state = extend(state, Line(panel=n, register="polite", pronoun=pronoun, ending=ending), 0, 0.0)
+    character = state.characters[0]
+    assert character.registers == (3, 0, 0)
+    assert character.pronouns == (("boku", 2),)
+    assert character.endings == (("ね", 1), ("よ", 2))
