@@ -151,6 +151,18 @@ def test_a_tier_needs_pieces_spanning_it_and_covering_most_of_it() -> None:
     assert panel_model.colour_page_panels([top, *column], [top, merged]) == [top, *column]
 
 
+def test_where_the_segmenter_finds_fewer_a_classical_panel_it_lost_outright_is_kept() -> None:
+    tier, low = (0, 500, 620, 400), (0, 950, 620, 300)
+    # The classical detector cut the painted middle tier along a streak (two boxes inside the learned one) and
+    # found the bottom panel, which the segmenter lost entirely: its boxes win, and the lost panel joins them.
+    streaks = [(0, 500, 300, 400), (320, 500, 300, 400)]
+    assert panel_model.colour_page_panels([tier], [*streaks, low]) == [tier, low]
+    # A classical box the learned panels overlap by a fifth of the smaller or more was not lost: the learned win.
+    grazed = (0, 820, 620, 300)  # 80 px of its 300 inside the learned tier
+    assert panel_model.colour_page_panels([tier], [*streaks, grazed]) == [tier]
+    assert panel_model.colour_page_panels([tier], streaks) == [tier]
+
+
 def _frame(page: np.ndarray, box: tuple[int, int, int, int], sides: str, thickness: int = 3) -> None:
     x, y, w, h = box
     if "t" in sides:
