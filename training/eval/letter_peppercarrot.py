@@ -27,7 +27,6 @@ from PIL import Image, ImageDraw, ImageFont
 
 REPO = Path(__file__).resolve().parents[2]
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-NS = {"svg": "http://www.w3.org/2000/svg"}
 LABEL = "{http://www.inkscape.org/namespaces/inkscape}label"
 
 
@@ -36,12 +35,12 @@ def _layer_name(group: object) -> str:
     return str(values.get(LABEL) or values.get("inkscape:label") or "")
 
 
-def _text_regions(svg_path: Path) -> tuple[dict[str, str], set[str]]:
+def _text_regions(root: ET.Element) -> tuple[dict[str, str], set[str]]:
     """What each text region says, by the id of the element that bounds it (a ``flowRegion``'s shape, or the
     ``text`` element itself), and the ids of every element that is text, not a balloon."""
     regions: dict[str, str] = {}
     text_ids: set[str] = set()
-    for element in ET.parse(svg_path).getroot().iter():
+    for element in root.iter():
         tag = element.tag.rsplit("}", 1)[-1]
         if tag == "flowRoot":
             shapes = [e for e in element.iter() if e.tag.rsplit("}", 1)[-1] in ("rect", "path") and e.get("id")]
@@ -63,10 +62,10 @@ def _font_px(style: str, default: float) -> float:
     return default
 
 
-def _text_lines(svg_path: Path) -> dict[str, list[tuple[float, float, float, str, bool]]]:
+def _text_lines(root: ET.Element) -> dict[str, list[tuple[float, float, float, str, bool]]]:
     """Each ``text`` element's lines by its id: (x, y, font size, words, centred), in its own units."""
     out: dict[str, list[tuple[float, float, float, str, bool]]] = {}
-    for element in ET.parse(svg_path).getroot().iter():
+    for element in root.iter():
         if element.tag.rsplit("}", 1)[-1] != "text" or not element.get("id"):
             continue
         style = element.get("style", "")
@@ -98,13 +97,14 @@ Lettering = tuple[
 ]
 
 
-def page_lettering(svg_path: Path) -> Lettering:
-    """The balloons (outlines as point lists) and the text regions (box, words) of one page, in SVG units. Any
-    layer but the artwork's may hold either (the episodes' files mix them)."""
+def page_lettering(svg_path: Path, root: ET.Element) -> Lettering:
+    """The balloons (outlines as point lists), the text regions (box, words) and the text elements' lines of one
+    page (``root``: its parsed SVG), in SVG units. Any layer but the artwork's may hold either (the episodes'
+    files mix them)."""
     import svgelements as se
 
-    words_of, text_ids = _text_regions(svg_path)
-    lines_of = _text_lines(svg_path)
+    words_of, text_ids = _text_regions(root)
+    lines_of = _text_lines(root)
     svg = se.SVG.parse(str(svg_path))
     balloons: list[list[tuple[float, float]]] = []
     regions: list[tuple[tuple[float, ...], str]] = []
@@ -154,8 +154,9 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont, wi
 
 def letter_page(art: Path, svg_path: Path, out: Path) -> None:
     image = Image.open(art).convert("RGB")
-    balloons, regions, lines = page_lettering(svg_path)
-    svg_width = float(ET.parse(svg_path).getroot().get("width", "2481").rstrip("px"))
+    root = ET.parse(svg_path).getroot()
+    balloons, regions, lines = page_lettering(svg_path, root)
+    svg_width = float(root.get("width", "2481").rstrip("px"))
     scale = image.width / svg_width
     draw = ImageDraw.Draw(image)
     for outline in balloons:

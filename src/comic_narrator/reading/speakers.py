@@ -20,9 +20,7 @@ from comic_narrator.reading.speech_cues import (
     sounds_spoken,
     speaks_in_person,
 )
-from comic_narrator.reading.turns import TurnCues, TurnState, beam_labels, commit, step
-
-SIGNATURE_HUE_BINS = 12
+from comic_narrator.reading.turns import SIGNATURE_HUE_BINS, TurnCues, TurnState, beam_labels, commit, step
 
 
 def speaker_anchor(block: TextBlock, panel_box: BBox | None) -> tuple[float, float]:

@@ -88,12 +88,13 @@ class Character:
 
 
 _LOOKS_KEPT = 8
-_HUE_BINS = 12
+SIGNATURE_HUE_BINS = 12
+"""Hue bins at the head of an appearance signature (three lightness bins follow: speakers.appearance_signature)."""
 
 
 def coloured(signature: tuple[float, ...]) -> bool:
     """A hue signature (coloured art around the figure), as opposed to the lightness bins of grey art."""
-    return sum(signature[:_HUE_BINS]) > 0
+    return sum(signature[:SIGNATURE_HUE_BINS]) > 0
 
 
 def signature_distance(a: tuple[float, ...], b: tuple[float, ...]) -> float:
