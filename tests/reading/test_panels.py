@@ -213,3 +213,39 @@ def test_a_blob_tiled_by_closed_frames_is_split_into_them() -> None:
     assert merge_with_cells([blob], framed) == [left, right]
     assert merge_with_cells([blob], [FramedBox(left, 1.0), FramedBox(right, 0.5)]) == [blob]
     assert merge_with_cells([blob], [FramedBox(blob, 1.0), FramedBox(left, 1.0)]) == [blob], "one tile is no split"
+
+
+def test_a_painted_vignette_alone_in_its_row_is_a_panel() -> None:
+    # Pepper&Carrot ep. 11, last page: the middle panel has no frame, its painted splash and figure fray into the
+    # white gutter and its balloons spill onto it, so its art is two loose pieces side by side; they are one panel.
+    found = detect_panels(load_rgb(DATA / "peppercarrot-training" / "E11P06.jpg"))
+    expected = [(41, 41, 911, 218), (41, 270, 911, 305), (41, 585, 911, 776)]  # by eye from the page
+    assert len(found) == 3, found
+    for box in expected:
+        assert max(iou(box, f) for f in found) >= 0.75, (box, found)
+
+
+def test_a_logo_header_is_not_a_panel() -> None:
+    # Episode 4's title header: the logo's letters are each solid painted art, but paper runs between them.
+    assert detect_panels(load_rgb(DATA / "peppercarrot-training" / "E04P00.jpg")) == []
+
+
+def test_a_ragged_vignette_alone_on_its_row_is_a_panel_and_a_figure_is_not() -> None:
+    boxes = [(40, 40, 920, 400), (40, 1000, 920, 360)]
+    page = _page(boxes)
+    rng = np.random.default_rng(5)
+    vignette = _art(rng, 440, 880)
+    # Fray the edges: the art fades into the paper in a ragged band, so no side reads as a frame.
+    yy, xx = np.mgrid[0:440, 0:880]
+    edge = np.minimum(np.minimum(yy, 439 - yy), np.minimum(xx, 879 - xx))
+    ragged = edge < 8 + 40 * (0.5 + 0.5 * np.sin(xx / 9.0 + yy / 7.0))
+    vignette[ragged] = 255
+    page[500:940, 60:940] = vignette
+    found = detect_panels(page)
+    assert len(found) == 3, found
+    assert max(iou((60, 500, 880, 440), f) for f in found) >= 0.75, found
+    # The same row holding only a figure on the paper (art filling little of its box) is no panel.
+    figure_page = _page(boxes)
+    cv2.ellipse(figure_page, (500, 720), (60, 200), 0, 0, 360, (40, 90, 160), -1)
+    cv2.circle(figure_page, (500, 520), 60, (40, 90, 160), -1)
+    assert len(detect_panels(figure_page)) == 2

@@ -16,6 +16,16 @@ from comic_narrator.reading.geometry import area_px2, interval_overlap, iou, ove
 Mask = npt.NDArray[np.bool_]
 LINE_ART_PAPER = 0.085
 """Art holding at least this share of paper inside it is line art: ruled frames are looked for there."""
+SOLID_LOOSE_FILL = 0.6
+SOLID_LOOSE_PAPER = 0.25
+"""An unframed piece whose art fills at least SOLID_LOOSE_FILL of its box, with at most SOLID_LOOSE_PAPER of it
+paper-coloured (balloons), is solid painted art (a vignette), not a figure, a title or lettering over line art."""
+VIGNETTE_AREA_MIN = 3.0
+"""A band of solid pieces alone on its row is a panel from this many smallest-panel areas."""
+VIGNETTE_FILL = 0.5
+"""... and when their art fills at least this share of the band's box ..."""
+VIGNETTE_WIDTH_MIN = 0.5
+"""... and the band spans at least this share of the page's width (alone on its row, a panel spans the page)."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +158,7 @@ def detect_panels(
     count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs.astype(np.uint8), connectivity=4)
     flood: list[BBox] = []
     loose: list[BBox] = []
+    solid: list[tuple[BBox, int]] = []
     for label in range(1, count):
         x, y, bw, bh, area = (int(v) for v in stats[label])
         if area < min_area or bw < min_side or bh < min_side:
@@ -159,7 +170,10 @@ def detect_panels(
         _cut(component, _Masks(blob_ink, blob_paper), (0, 0, bw, bh), params, min_area, min_side, leaves, 0)
         flood.extend((b[0] + x, b[1] + y, b[2], b[3]) for b in leaves.panels)
         loose.extend((b[0] + x, b[1] + y, b[2], b[3]) for b in leaves.loose)
+        solid.extend(((b[0] + x, b[1] + y, b[2], b[3]), px) for b, px in leaves.solid)
     flood.extend(_open_panels(flood, loose, min_area))
+    if h >= w:  # a page, not a strip or an episode's header band
+        flood.extend(_vignettes(flood, solid, min_area, (w, h)))
     boxes = merge_with_cells(flood, frame_rectangles(ink, min_area, min_side)) if line_art else flood
     return [scale_box(b, scale) if scale < 1.0 else b for b in boxes if area_px2(b) > 0]
 
@@ -237,6 +251,8 @@ class _Leaves:
 
     panels: list[BBox] = field(default_factory=list)
     loose: list[BBox] = field(default_factory=list)
+    solid: list[tuple[BBox, int]] = field(default_factory=list)
+    """The loose pieces that art fills (a vignette, not a figure or a title), each with its count of art pixels."""
 
 
 def _open_panels(panels: list[BBox], loose: list[BBox], min_area: float) -> list[BBox]:
@@ -256,6 +272,42 @@ def _open_panels(panels: list[BBox], loose: list[BBox], min_area: float) -> list
         if all(overlap_of_smaller(box, p) < 0.2 for p in panels + adopted):
             adopted.append(box)
     return adopted
+
+
+def _vignettes(panels: list[BBox], solid: list[tuple[BBox, int]], min_area: float, page: tuple[int, int]) -> list[BBox]:
+    """Loose pieces that art fills, alone in their band of the page, are panels without a frame (a vignette
+    whose painted edge frays into the gutter, a panel whose balloons spill over its edge onto the paper): the
+    pieces of one band, side by side, are one panel when their art fills half its box and spans half the page's
+    width. A figure on open paper is narrower or fills less of its box, as a title does; a logo's letters, each
+    solid, leave paper between them. A vignette sits inside the page's margins: art that reaches the page's edge
+    is a painting the paper estimate cut up."""
+    bands: list[tuple[BBox, int]] = []
+    for (x, y, w, h), px in sorted(solid, key=lambda s: s[0][1]):
+        if any(overlap_of_smaller((x, y, w, h), p) >= 0.2 for p in panels):
+            continue
+        if x <= 0 or y <= 0 or x + w >= page[0] or y + h >= page[1]:
+            continue
+        mate = next(
+            (
+                i
+                for i, ((_bx, by, _bw, bh), _px) in enumerate(bands)
+                if interval_overlap(y, y + h, by, by + bh) >= 0.6 * min(h, bh)
+            ),
+            None,
+        )
+        if mate is None:
+            bands.append(((x, y, w, h), px))
+            continue
+        (bx, by, bw, bh), bpx = bands[mate]
+        left, top = min(x, bx), min(y, by)
+        bands[mate] = ((left, top, max(x + w, bx + bw) - left, max(y + h, by + bh) - top), bpx + px)
+    return [
+        box
+        for box, px in bands
+        if area_px2(box) >= VIGNETTE_AREA_MIN * min_area
+        and px >= VIGNETTE_FILL * area_px2(box)
+        and box[2] >= VIGNETTE_WIDTH_MIN * page[0]
+    ]
 
 
 @dataclass(frozen=True)
@@ -303,6 +355,8 @@ def _cut(
                 return
     if fill < 0.45 or _edge_coverage(sub) < 0.6:
         out.loose.append((x, y, w, h))  # a title, a figure on open paper: not a framed or filled panel
+        if fill >= SOLID_LOOSE_FILL and float(masks.paper[y : y + h, x : x + w][sub].mean()) <= SOLID_LOOSE_PAPER:
+            out.solid.append(((x, y, w, h), int(sub.sum())))
         return
     out.panels.append((x, y, w, h))
 
