@@ -230,22 +230,37 @@ def test_a_logo_header_is_not_a_panel() -> None:
     assert detect_panels(load_rgb(DATA / "peppercarrot-training" / "E04P00.jpg")) == []
 
 
-def test_a_ragged_vignette_alone_on_its_row_is_a_panel_and_a_figure_is_not() -> None:
+def _ragged_vignette(seed: int, h: int, w: int) -> Image:
+    """Painted art whose edges fray into white paper in a ragged band, so that no side reads as a frame."""
+    art = _art(np.random.default_rng(seed), h, w)
+    yy, xx = np.mgrid[0:h, 0:w]
+    edge = np.minimum(np.minimum(yy, h - 1 - yy), np.minimum(xx, w - 1 - xx))
+    art[edge < 8 + 40 * (0.5 + 0.5 * np.sin(xx / 9.0 + yy / 7.0))] = 255
+    return art
+
+
+def test_a_ragged_vignette_alone_on_its_row_is_a_panel() -> None:
     boxes = [(40, 40, 920, 400), (40, 1000, 920, 360)]
     page = _page(boxes)
-    rng = np.random.default_rng(5)
-    vignette = _art(rng, 440, 880)
-    # Fray the edges: the art fades into the paper in a ragged band, so no side reads as a frame.
-    yy, xx = np.mgrid[0:440, 0:880]
-    edge = np.minimum(np.minimum(yy, 439 - yy), np.minimum(xx, 879 - xx))
-    ragged = edge < 8 + 40 * (0.5 + 0.5 * np.sin(xx / 9.0 + yy / 7.0))
-    vignette[ragged] = 255
-    page[500:940, 60:940] = vignette
+    page[500:940, 60:940] = _ragged_vignette(5, 440, 880)
     found = detect_panels(page)
     assert len(found) == 3, found
     assert max(iou((60, 500, 880, 440), f) for f in found) >= 0.75, found
-    # The same row holding only a figure on the paper (art filling little of its box) is no panel.
-    figure_page = _page(boxes)
-    cv2.ellipse(figure_page, (500, 720), (60, 200), 0, 0, 360, (40, 90, 160), -1)
-    cv2.circle(figure_page, (500, 520), 60, (40, 90, 160), -1)
-    assert len(detect_panels(figure_page)) == 2
+
+
+def test_a_ragged_vignette_beside_a_framed_panel_is_one_panel() -> None:
+    # Sharing its row with a framed panel, the vignette is an open panel of that row, and counted once.
+    boxes = [(40, 40, 920, 400), (40, 500, 430, 440), (40, 1000, 920, 360)]
+    page = _page(boxes)
+    page[500:940, 520:960] = _ragged_vignette(6, 440, 440)
+    found = detect_panels(page)
+    assert len(found) == 4, found
+    assert max(iou((520, 500, 440, 440), f) for f in found) >= 0.7, found
+
+
+def test_a_tall_figure_alone_on_its_row_is_no_panel() -> None:
+    # A figure on the open paper between two panels: its art fills its box, but it is narrow.
+    page = _page([(40, 40, 920, 200), (40, 1200, 920, 160)])
+    cv2.ellipse(page, (500, 760), (70, 380), 0, 0, 360, (40, 90, 160), -1)
+    cv2.circle(page, (500, 380), 70, (40, 90, 160), -1)
+    assert len(detect_panels(page)) == 2

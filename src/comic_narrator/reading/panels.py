@@ -279,13 +279,10 @@ def _vignettes(panels: list[BBox], solid: list[tuple[BBox, int]], min_area: floa
     whose painted edge frays into the gutter, a panel whose balloons spill over its edge onto the paper): the
     pieces of one band, side by side, are one panel when their art fills half its box and spans half the page's
     width. A figure on open paper is narrower or fills less of its box, as a title does; a logo's letters, each
-    solid, leave paper between them. A vignette sits inside the page's margins: art that reaches the page's edge
-    is a painting the paper estimate cut up."""
+    solid, leave paper between them."""
     bands: list[tuple[BBox, int]] = []
     for (x, y, w, h), px in sorted(solid, key=lambda s: s[0][1]):
         if any(overlap_of_smaller((x, y, w, h), p) >= 0.2 for p in panels):
-            continue
-        if x <= 0 or y <= 0 or x + w >= page[0] or y + h >= page[1]:
             continue
         mate = next(
             (
