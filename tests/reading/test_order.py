@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.reading.order import reading_order
+from comic_narrator.reading.order import panel_order, reading_order
 
 GRID: list[BBox] = [
     (520, 20, 480, 300),  # row 1 right
@@ -82,3 +82,40 @@ def test_boxes_with_no_clean_cut_are_read_from_the_reading_side() -> None:
     higher = (400, 0, 600, 600)
     lower = (0, 300, 600, 600)
     assert reading_order([lower, higher], "ltr") == reading_order([lower, higher], "rtl") == [1, 0]
+
+
+def _yonkoma(columns: int = 2, rows: int = 4, jitter: int = 0) -> list[BBox]:
+    """A 4-koma page's strips, listed row by row from the left: panel (c, r) at index r * columns + c."""
+    boxes: list[BBox] = []
+    for r in range(rows):
+        for c in range(columns):
+            boxes.append((60 + c * 500 + (jitter if r % 2 else 0), 120 + r * 330, 440, 300 + (jitter if c else 0)))
+    return boxes
+
+
+def test_a_4koma_page_is_read_strip_by_strip_from_the_right() -> None:
+    boxes = _yonkoma()
+    right = [r * 2 + 1 for r in range(4)]
+    left = [r * 2 for r in range(4)]
+    assert panel_order(boxes, {}, "rtl") == right + left
+    # Drawn by hand: panels a few pixels off their neighbours' size and place are still strips.
+    assert panel_order(_yonkoma(jitter=12), {}, "rtl") == right + left
+
+
+def test_a_4koma_page_reads_its_title_band_first() -> None:
+    boxes = [(60, 10, 940, 90), *_yonkoma()]  # a title across both strips
+    assert panel_order(boxes, {}, "rtl") == [0, *(r * 2 + 2 for r in range(4)), *(r * 2 + 1 for r in range(4))]
+
+
+def test_grids_that_are_no_4koma_are_read_in_rows() -> None:
+    # Western pages read an equal grid row by row; so does manga with two tiers, strips of three panels, a wide
+    # panel below the strips' tops, or panels of different sizes.
+    assert panel_order(_yonkoma(), {}, "ltr") == list(range(8))
+    rows_rtl = [i ^ 1 for i in range(8)]  # right panel, then left, tier by tier
+    assert panel_order(_yonkoma(rows=3), {}, "rtl") == rows_rtl[:6]
+    assert panel_order(_yonkoma(rows=2), {}, "rtl") == rows_rtl[:4]
+    with_wide = [*_yonkoma(), (60, 1460, 940, 300)]
+    assert panel_order(with_wide, {}, "rtl") == [*rows_rtl, 8]
+    uneven = _yonkoma()
+    uneven[3] = (uneven[3][0], uneven[3][1], uneven[3][2], 200)  # one short panel: a page of tiers
+    assert panel_order(uneven, {}, "rtl") == rows_rtl

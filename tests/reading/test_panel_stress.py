@@ -46,6 +46,10 @@ FLOORS: dict[str, tuple[float, int]] = {
     "sunday": (0.97, 6),
     # colour strips whose panels share frame lines: F1 0.83, 4 in order before strips went to the segmenter
     "strip-constructed": (0.93, 5),
+    # rows were cut first, so both strips were read across (right panel, left panel, ...): none in order
+    "yonkoma": (0.97, 6),
+    # tiers sharing frame lines, no gutter (added 2026-12-06 and not yet worked on: a weakness kept in sight)
+    "shared-frames": (0.90, 2),
     "golden-age": (0.97, 3),
     "newspaper-strip": (0.97, 2),
     "small-scan": (0.93, 6),
@@ -95,7 +99,7 @@ BUNDLED = REPO / "tests" / "data" / "vision" / "stress"
     "image", [p["image"] for p in json.loads((BUNDLED / "gt.json").read_text(encoding="utf-8"))["pages"]]
 )
 def test_bundled_stress_pages_read_every_panel_in_order(image: str) -> None:
-    """Ten constructed pages kept in the repository (ATTRIBUTION beside them), each of which the reader got wrong
+    """Eleven constructed pages kept in the repository (ATTRIBUTION beside them), each of which the reader got wrong
     before: a bleeding first panel dropped as a title band, a Sunday page's tiers merged by the classical
     detector, a slanted tier read left to right, a panel over its neighbour's corner read out of turn, two
     pages of steep slanted tiers the model merged (2 and 3 of 7 panels found before it trained on steep slants),
@@ -103,8 +107,8 @@ def test_bundled_stress_pages_read_every_panel_in_order(image: str) -> None:
     boxes stopped counting as panels), and a Sunday page whose rain and castle tower the classical detector cut
     into 14 boxes for 11 panels, kept while the segmenter found fewer, and one whose top tier's last two panels it
     merged, kept while the segmenter found only one more, and a colour strip whose painted panels share frame
-    lines (3 boxes for 5 before strips went to the segmenter a window at a time). No page gets a box more than its
-    panels."""
+    lines (3 boxes for 5 before strips went to the segmenter a window at a time), and a 4-koma page read across
+    its two strips. No page gets a box more than its panels."""
     page = next(
         p for p in json.loads((BUNDLED / "gt.json").read_text(encoding="utf-8"))["pages"] if p["image"] == image
     )

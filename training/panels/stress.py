@@ -8,7 +8,8 @@ Three sources, none of them trained on by the shipped segmenter as pages:
 - real held-out pages under page conditions (small and large scans, JPEG noise, screentone, dark panels, grey
   paper, page-number margins, a skewed scan): Black Jack vol. 1 p. 41-60 and Pepper&Carrot ep. 17;
 - constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
-  spreads, captions across borders, nested groups, Sunday pages and strips) filled with panel crops of
+  spreads, captions across borders, nested groups, Sunday pages, strips, 4-koma pages and tiers sharing frame
+  lines) filled with panel crops of
   licence-clean art: Black Jack pages 2-40 (the segmenter's training volume), Pepper&Carrot episodes 1-16
   (CC BY 4.0) and the golden-age corpus pages (public domain, an art style the segmenter never saw). Each
   constructed page takes its art from one of the three, in turn.
@@ -477,6 +478,33 @@ def kind_strip(c: Canvas) -> str:
     return "daily strip" + (", panels sharing frame lines" if g == 0 else "")
 
 
+def kind_yonkoma(c: Canvas) -> str:
+    """A 4-koma page: two strips of four panels of one size side by side (the right strip read first, each top to
+    bottom), a small title box over each strip, the gutter between the strips wider than those inside them."""
+    width, height = c.size
+    g = c.rng.uniform(0.012, 0.02) * width
+    between = c.rng.uniform(0.04, 0.08) * width
+    x0, x1 = MARGIN * width, (1 - MARGIN) * width
+    top, bottom = 0.1 * height, (1 - MARGIN) * height
+    strip_w = (x1 - x0 - between) / 2
+    panel_h = (bottom - top - 3 * g) / 4
+    for sx in (x1 - strip_w, x0):
+        c.caption(int(sx + 0.25 * strip_w), int(0.045 * height), int(0.5 * strip_w), int(0.04 * height), True)
+        for r in range(4):
+            y = top + r * (panel_h + g)
+            c.panel(rect(sx, y, sx + strip_w, y + panel_h))
+    _finish(c, True, 8)
+    return "4-koma: two strips of four panels, right strip first"
+
+
+def kind_shared_frames(c: Canvas) -> str:
+    """Manga tiers with no gutter: neighbouring panels share one frame line, across and down."""
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    _tiers(c, (x0, y0, x1, y1), True, 0.0, tiers=int(c.rng.choice([3, 4])))
+    _finish(c, True, 4)
+    return "tiers of 1-3 panels sharing frame lines (no gutter)"
+
+
 CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
     "borderless": (kind_borderless, "rtl", (W, H), False),
     "bleed": (kind_bleed, "rtl", (W, H), False),
@@ -490,6 +518,12 @@ CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool
     "sunday": (kind_sunday, "ltr", (1500, 2000), True),
     "strip-constructed": (kind_strip, "ltr", (1600, 480), True),
 }
+SEPARATE_SEED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
+    "yonkoma": (kind_yonkoma, "rtl", (W, H), False),
+    "shared-frames": (kind_shared_frames, "rtl", (W, H), False),
+}
+"""Kinds added after the set was first built: each draws from a generator of its own (the seed and its place
+here), so the pages of every other kind stay as they were."""
 
 
 # --- page conditions on real held-out pages -------------------------------------------------------------------
@@ -673,17 +707,21 @@ def build(
         return
     rng = np.random.default_rng(seed)
     art = load_art()
-    order = ["bj", "golden", "pc"]
-    for kind, (draw, direction, (width, height), colour) in CONSTRUCTED.items():
+    kinds_drawn = [(kind, spec, rng) for kind, spec in CONSTRUCTED.items()]
+    for k, (kind, spec) in enumerate(SEPARATE_SEED.items()):
+        kinds_drawn.append((kind, spec, np.random.default_rng([seed, k + 1])))
+    for kind, (draw, direction, (width, height), colour), kind_rng in kinds_drawn:
         if kinds and kind not in kinds:
             continue
         pages = []
         for i in range(per_kind):
-            source = order[i % 3] if not colour else ("pc" if i % 2 == 0 else "golden")
-            c = _new_canvas(rng, art, source, width, height, colour)
+            source = ["bj", "golden", "pc"][i % 3] if not colour else ("pc" if i % 2 == 0 else "golden")
+            c = _new_canvas(kind_rng, art, source, width, height, colour)
             note = draw(c)
             pages.append((f"{kind}-{i + 1:02d}-{source}.jpg", Page(c.image, direction, c.boxes, note)))
         _write(out_dir / kind, pages, "constructed from panel crops: " + "; ".join(SOURCES.values()))
+    if kinds and not kinds & (set(STRESS_REAL) | set(CONDITIONS)):
+        return
     real = real_corpus_pages()
     for kind, named in STRESS_REAL.items():
         if kinds and kind not in kinds:

@@ -11,6 +11,10 @@ from comic_narrator.artifacts import BBox, ReadingDirection
 _OVERLAP_TOLERANCE = 0.2
 _LOOSE_ROW_TOLERANCES = (0.3, 0.4)
 _LEVEL_TOPS = 0.1
+_YONKOMA_MIN_STRIP = 4
+"""Panels a 4-koma strip has at least (four: the form's name)."""
+_YONKOMA_SIZE = 0.15
+"""How far a 4-koma panel's width or height may be from the page's median panel (a fraction of it)."""
 
 
 def reading_order(boxes: list[BBox], direction: ReadingDirection) -> list[int]:
@@ -115,14 +119,51 @@ def panel_order(panels: list[BBox], parent_of: dict[int, int], direction: Readin
     top), except an inset that shares the splash's top frame on its leading half (top-left for 'ltr', top-right
     for 'rtl'): a reader meets that one first, so it and any like it are read before the splash."""
     top_level = [i for i in range(len(panels)) if i not in parent_of]
+    top_boxes = [panels[i] for i in top_level]
+    strips = yonkoma_order(top_boxes) if direction == "rtl" else None
     ordered: list[int] = []
-    for k in reading_order([panels[i] for i in top_level], direction):
+    for k in strips if strips is not None else reading_order(top_boxes, direction):
         parent = top_level[k]
         insets = [i for i, p in parent_of.items() if p == parent]
         insets = [insets[j] for j in reading_order([panels[i] for i in insets], direction)]
         first = [i for i in insets if _opens_panel(panels[i], panels[parent], direction)]
         ordered.extend([*first, parent, *(i for i in insets if i not in first)])
     return ordered
+
+
+def yonkoma_order(boxes: list[BBox]) -> list[int] | None:
+    """A 4-koma page's panel order (right strip first, each strip top to bottom), or None for any other page.
+
+    A 4-koma manga page sets two or more strips side by side, each a column of four or more panels of one size;
+    its tiers line up across the strips, so the usual row cut would read it across (right panel, left panel,
+    next row), mixing the strips' jokes. The page is taken for one when every panel, leaving out bands across
+    the top (a title over the strips, read first), stacks in columns of at least :data:`_YONKOMA_MIN_STRIP`
+    panels, none beside another within its column, all within :data:`_YONKOMA_SIZE` of the panels' median
+    width and height. Only for right-to-left pages: a Western grid of equal panels is read row by row."""
+    if len(boxes) < 2 * _YONKOMA_MIN_STRIP:
+        return None
+    widths = sorted(b[2] for b in boxes)
+    median_w = widths[len(widths) // 2]
+    headers = [i for i, b in enumerate(boxes) if b[2] >= 1.5 * median_w]
+    rest = [i for i in range(len(boxes)) if i not in headers]
+    if headers and max(boxes[i][1] + boxes[i][3] for i in headers) > min(boxes[i][1] for i in rest) + 0.02 * (
+        max(boxes[i][1] + boxes[i][3] for i in rest) - min(boxes[i][1] for i in rest)
+    ):
+        return None  # a wide panel below the strips' tops: not a title band
+    columns = _groups(rest, boxes, axis=0)
+    if len(columns) < 2 or any(len(c) < _YONKOMA_MIN_STRIP for c in columns):
+        return None
+    if any(len(_groups(c, boxes, axis=1)) != len(c) for c in columns):
+        return None
+    for k in (2, 3):
+        sizes = sorted(boxes[i][k] for i in rest)
+        median = sizes[len(sizes) // 2]
+        if any(abs(boxes[i][k] - median) > _YONKOMA_SIZE * median for i in rest):
+            return None
+    out = sorted(headers, key=lambda i: boxes[i][1])
+    for column in columns[::-1]:
+        out.extend(sorted(column, key=lambda i: boxes[i][1]))
+    return out
 
 
 def _opens_panel(inset: BBox, parent: BBox, direction: ReadingDirection) -> bool:
