@@ -116,6 +116,8 @@ def test_grids_that_are_no_4koma_are_read_in_rows() -> None:
     assert panel_order(_yonkoma(rows=2), {}, "rtl") == rows_rtl[:4]
     with_wide = [*_yonkoma(), (60, 1460, 940, 300)]
     assert panel_order(with_wide, {}, "rtl") == [*rows_rtl, 8]
-    uneven = _yonkoma()
-    uneven[3] = (uneven[3][0], uneven[3][1], uneven[3][2], 200)  # one short panel: a page of tiers
-    assert panel_order(uneven, {}, "rtl") == rows_rtl
+    for k, size in ((3, 240), (2, 350)):  # one panel a fifth shorter, or narrower: a page of tiers
+        uneven = _yonkoma()
+        uneven[3] = (*uneven[3][:k], size, *uneven[3][k + 1 :])  # type: ignore[assignment]
+        assert panel_order(uneven, {}, "rtl") == rows_rtl, (k, size)
+    assert panel_order([], {}, "rtl") == []

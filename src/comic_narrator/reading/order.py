@@ -140,12 +140,12 @@ def yonkoma_order(boxes: list[BBox]) -> list[int] | None:
     the top (a title over the strips, read first), stacks in columns of at least :data:`_YONKOMA_MIN_STRIP`
     panels, none beside another within its column, all within :data:`_YONKOMA_SIZE` of the panels' median
     width and height. Only for right-to-left pages: a Western grid of equal panels is read row by row."""
-    if len(boxes) < 2 * _YONKOMA_MIN_STRIP:
+    if not boxes:
         return None
     widths = sorted(b[2] for b in boxes)
     median_w = widths[len(widths) // 2]
     headers = [i for i, b in enumerate(boxes) if b[2] >= 1.5 * median_w]
-    rest = [i for i in range(len(boxes)) if i not in headers]
+    rest = [i for i in range(len(boxes)) if i not in headers]  # never empty: half the panels are median or less
     if headers and max(boxes[i][1] + boxes[i][3] for i in headers) > min(boxes[i][1] for i in rest) + 0.02 * (
         max(boxes[i][1] + boxes[i][3] for i in rest) - min(boxes[i][1] for i in rest)
     ):
