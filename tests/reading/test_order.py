@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.reading.order import panel_order, reading_order
+from comic_narrator.reading.order import panel_order, reading_order, yonkoma_order
 
 GRID: list[BBox] = [
     (520, 20, 480, 300),  # row 1 right
@@ -121,3 +121,11 @@ def test_grids_that_are_no_4koma_are_read_in_rows() -> None:
         uneven[3] = (*uneven[3][:k], size, *uneven[3][k + 1 :])  # type: ignore[assignment]
         assert panel_order(uneven, {}, "rtl") == rows_rtl, (k, size)
     assert panel_order([], {}, "rtl") == []
+
+
+def test_a_band_reaching_into_the_strips_or_a_panel_over_another_is_no_4koma() -> None:
+    # A wide panel whose bottom reaches 30 px into the strips' first tier (2 % of their height is allowed) is
+    # part of the page's tiers, not a title over them; nor is a page where one panel lies half over another.
+    assert yonkoma_order([(60, 10, 940, 140), *_yonkoma()]) is None
+    assert yonkoma_order([(60, 10, 940, 130), *_yonkoma()]) is not None
+    assert yonkoma_order([*_yonkoma(), (280, 270, 440, 300)]) is None
