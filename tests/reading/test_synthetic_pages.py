@@ -52,7 +52,11 @@ PAGE_2 = [
 
 
 def _read(  # type: ignore[no-untyped-def]
-    ocr: RapidOcrEngine, panels: list[PanelSpec], index: int, loose: tuple[tuple[tuple[int, int], str, int], ...] = ()
+    ocr: RapidOcrEngine,
+    panels: list[PanelSpec],
+    index: int,
+    loose: tuple[tuple[tuple[int, int], str, int], ...] = (),
+    config: VisionConfig | None = None,
 ):
     """The drawn page read; ``loose``: lettering drawn straight on it, no balloon ((x, y), text, font size)."""
     image = Image.fromarray(draw_page(panels))
@@ -60,7 +64,7 @@ def _read(  # type: ignore[no-untyped-def]
     for xy, text, size in loose:
         draw.text(xy, text, fill=(0, 0, 0), font=ImageFont.load_default(size=size))
     drawn = np.ascontiguousarray(np.asarray(image))
-    return read_page(drawn, page_for(drawn, index), config=VisionConfig(), manga_hint=None, ocr=ocr)
+    return read_page(drawn, page_for(drawn, index), config=config or VisionConfig(), manga_hint=None, ocr=ocr)
 
 
 def test_kinds_order_and_sentence_case(ocr: RapidOcrEngine) -> None:
@@ -112,6 +116,33 @@ def test_a_title_above_the_panels_is_read_first_and_loose_print_below_them_last(
     assert [t.panel for t in reading.texts[1:3]] == [0, 1]
     assert letters[3] == "andsotheywenthomeatlast" and reading.texts[3].panel == -1
     assert reading.texts[0].kind == reading.texts[3].kind == "caption"
+
+
+def test_a_balloon_in_the_gutter_between_tiers_is_read_between_them(ocr: RapidOcrEngine) -> None:
+    # A balloon set in the open gutter between the first two tiers, inside neither panel, is said after the first
+    # tier's lines and before the second's, not after the page's last panel. (The segmenter makes the gutter
+    # around such a balloon a panel of its own, which reads it in place too; the classical finder leaves it out.)
+    panels = [
+        PanelSpec(
+            (30, 30, 940, 400), (("red", (250, 250)),), (Balloon(("WHERE ARE YOU",), (620, 150), "speech", "red"),)
+        ),
+        PanelSpec(
+            (30, 640, 940, 340),
+            (("blue", (720, 800)),),
+            (
+                Balloon(("WAIT FOR ME!",), (500, 535), "speech", None),  # in the gutter, 430-640
+                Balloon(("TO THE OLD MILL.",), (330, 760), "speech", "blue"),
+            ),
+        ),
+        PanelSpec(
+            (30, 1010, 940, 360), (("red", (250, 1200)),), (Balloon(("TOLD YOU SO!",), (620, 1100), "speech", "red"),)
+        ),
+    ]
+    reading = _read(ocr, panels, 0, config=VisionConfig(panels="classical"))
+    letters = [normalise_letters(t.text) for t in reading.texts]
+    assert len(reading.panels) == 3, reading.panels
+    assert letters == ["whereareyou", "waitforme", "totheoldmill", "toldyouso"], letters
+    assert [t.panel for t in reading.texts] == [0, -1, 1, 2]
 
 
 def test_a_grey_or_transparent_page_array_reads_as_its_colour_form_does(ocr: RapidOcrEngine) -> None:

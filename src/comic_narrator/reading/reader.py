@@ -266,15 +266,21 @@ def _texts_in_order(
     owners = [_panel_of(b.bbox, panels) for b in blocks]
     first_panel_top = min((p[1] for p in panels), default=0)
     ordered: list[int] = []
-    # Lettering above the first panel (a title) comes first; other loose lettering outside panels comes last.
+    # Lettering above the first panel (a title) comes first; other lettering outside every panel is read where it
+    # sits, after the last panel (in reading order) whose top is above its middle: a balloon in the gutter between
+    # two tiers is said between them, lettering below every panel last.
     outside = [i for i, o in enumerate(owners) if o < 0]
     before = [i for i in outside if centre(blocks[i].bbox)[1] < first_panel_top]
-    after = [i for i in outside if i not in before]
+    after = {
+        i: max((p for p, box in enumerate(panels) if box[1] <= centre(blocks[i].bbox)[1]), default=len(panels) - 1)
+        for i in outside
+        if i not in before
+    }
     within_direction: ReadingDirection = "ltr" if direction == "ttb" else direction
-    groups: list[list[int]] = [before]
+    groups: list[list[int]] = [before, [i for i, p in after.items() if p < 0]]
     for p in range(len(panels)):
         groups.append([i for i, o in enumerate(owners) if o == p])
-    groups.append(after)
+        groups.append([i for i, q in after.items() if q == p])
     for group in groups:
         boxes = [blocks[i].bbox for i in group]
         ordered.extend(group[k] for k in reading_order(boxes, within_direction))
