@@ -49,6 +49,10 @@ from comic_narrator.reading.panels import (
 )
 from comic_narrator.reading.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
 
+_OPEN_ROW_ART = 0.02
+"""A row of the page holds art (for :func:`open_last_row`) when this share of it is not paper."""
+_OPEN_ROW_MIN_HEIGHT = 0.4
+"""An open last row is at least this share of the tallest panel's height."""
 _STRIP_LINE_ART_PAPER = 0.3
 """A strip whose art holds at least this share of paper is line art (the stress set's newspaper strips 0.44 and
 0.69; its painted and flat-coloured strips 0.09-0.24)."""
@@ -96,6 +100,9 @@ def read_page(
     # Page numbers, credits, notices and watermarks are kept for the reading but stay out of the story's order.
     split = split_furniture(blocks, raw_panels, width_px, height_px)
     blocks = [b for b in split.story if not _is_stray_glyph(b) and not (lang == "ja" and _is_latin_misread(b))]
+    last_row = open_last_row([p for i, p in enumerate(raw_panels) if i not in inset_parent], blocks, background)
+    if last_row is not None:
+        raw_panels = [*raw_panels, last_row]
     direction = reading_direction(config, page, manga_hint, lang)
     panels = [raw_panels[i] for i in spread_aware_order(raw_panels, inset_parent, direction, width_px, height_px)]
     # Insets do not make a cover or an ad a story page: the page kind is judged on the panels without them.
@@ -235,6 +242,34 @@ def _is_latin_misread(block: TextBlock) -> bool:
         return False
     words = [t for t in _LATIN_TOKEN.findall(text) if t.isalpha() and (len(t) >= 3 or (len(t) >= 2 and t.isupper()))]
     return not words
+
+
+def open_last_row(panels: list[BBox], blocks: list[TextBlock], background: PageBackground) -> BBox | None:
+    """An unframed last row, or None: lettering below every panel, with art reaching well below it on the paper
+    (a page that ends on a figure drawn straight on the paper, as Pepper&Carrot's do), makes a panel as wide as
+    the panels above, from the first to the last row of art below them. Lettering with no picture under it (a
+    credit line, a closing caption) makes none; page furniture was set aside before."""
+    if len(panels) < 2:
+        return None
+    bottom = max(y + h for _x, y, _w, h in panels)
+    below = [b for b in blocks if b.bbox[1] >= bottom]
+    if not below:
+        return None
+    left, right = min(p[0] for p in panels), max(p[0] + p[2] for p in panels)
+    scale = background.scale
+    start = int(bottom * scale) + 1
+    art = ~background.paper_mask[start:, int(left * scale) : int(right * scale)]
+    rows = np.nonzero(art.mean(axis=1) >= _OPEN_ROW_ART)[0] if art.size else np.zeros(0, np.int64)
+    if len(rows) == 0:
+        return None
+    top_px, end_px = round((start + rows[0]) / scale), round((start + rows[-1] + 1) / scale)
+    outlines = [b.bubble.bbox if b.bubble is not None else b.bbox for b in below]
+    outlined_to = max(y + h for _x, y, _w, h in outlines)
+    if end_px - top_px < _OPEN_ROW_MIN_HEIGHT * max(p[3] for p in panels) or end_px - outlined_to < 0.25 * (
+        end_px - top_px
+    ):
+        return None  # a sliver, or hardly more than the balloons themselves: no picture there
+    return (left, top_px, right - left, end_px - top_px)
 
 
 def _panel_of(box: BBox, panels: list[BBox]) -> int:

@@ -1,0 +1,51 @@
+"""A page that ends on a figure drawn straight on the paper, with its balloons: an open last row is a panel."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import VisionConfig
+from comic_narrator.reading.geometry import iou
+from comic_narrator.reading.metrics import normalise_letters
+from comic_narrator.reading.reader import read_page
+from tests.reading.conftest import page_for
+from tests.reading.synthetic import Balloon, PanelSpec, _draw_balloon, draw_page
+
+FRAMED = [
+    PanelSpec((30, 30, 455, 560), (("red", (200, 330)),), (Balloon(("WHERE ARE YOU",), (250, 120), "speech", "red"),)),
+    PanelSpec((515, 30, 455, 560), (("blue", (740, 330)),), (Balloon(("OUT HERE!",), (760, 120), "speech", "blue"),)),
+]
+
+
+def _read(page: np.ndarray, ocr: RapidOcrEngine):  # type: ignore[no-untyped-def]
+    page = np.ascontiguousarray(page)
+    return read_page(page, page_for(page, 0), config=VisionConfig(panels="classical"), manga_hint=None, ocr=ocr)
+
+
+def test_balloons_over_a_figure_below_every_panel_make_an_open_last_row(ocr: RapidOcrEngine) -> None:
+    page = draw_page(FRAMED)
+    # Below the framed tier, no frame: a figure standing on the paper, and two balloons beside it.
+    cv2.ellipse(page, (480, 1120), (70, 220), 0, 0, 360, (40, 90, 160), -1)
+    cv2.circle(page, (480, 860), 60, (200, 150, 120), -1)
+    font = ImageFont.load_default(size=26)
+    _draw_balloon(page, Balloon(("HA HA HA!",), (230, 760), "speech", None), {}, font)
+    _draw_balloon(page, Balloon(("VERY FUNNY.",), (760, 780), "speech", None), {}, font)
+    reading = _read(page, ocr)
+    assert len(reading.panels) == 3, reading.panels
+    open_row = reading.panels[2].bbox
+    assert iou(open_row, (30, 700, 940, 650)) >= 0.7, open_row
+    said = [(normalise_letters(t.text), t.panel) for t in reading.texts]
+    assert said[2:] == [("hahaha", 2), ("veryfunny", 2)], said
+
+
+def test_a_closing_line_below_the_panels_with_no_picture_makes_no_panel(ocr: RapidOcrEngine) -> None:
+    image = Image.fromarray(draw_page(FRAMED))
+    ImageDraw.Draw(image).text(
+        (300, 700), "AND SO THEY WENT HOME", fill=(0, 0, 0), font=ImageFont.load_default(size=30)
+    )
+    reading = _read(np.asarray(image), ocr)
+    assert len(reading.panels) == 2, reading.panels
+    assert reading.texts[-1].panel == -1
