@@ -249,7 +249,7 @@ def open_last_row(panels: list[BBox], blocks: list[TextBlock], background: PageB
     (a page that ends on a figure drawn straight on the paper, as Pepper&Carrot's do), makes a panel as wide as
     the panels above, from the first to the last row of art below them. Lettering with no picture under it (a
     credit line, a closing caption) makes none; page furniture was set aside before."""
-    if len(panels) < 2:
+    if not panels:
         return None
     bottom = max(y + h for _x, y, _w, h in panels)
     below = [b for b in blocks if b.bbox[1] >= bottom]
