@@ -10,12 +10,13 @@ from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.reading.geometry import iou
 from comic_narrator.reading.metrics import normalise_letters
-from comic_narrator.reading.reader import read_page
+from comic_narrator.reading.panels import PanelParams, estimate_background
+from comic_narrator.reading.reader import open_last_row, read_page
 from tests.reading.conftest import page_for
 from tests.reading.synthetic import Balloon, PanelSpec, _draw_balloon, draw_page
 
 FRAMED = [
-    PanelSpec((60, 30, 445, 560), (("red", (220, 330)),), (Balloon(("WHERE ARE YOU",), (270, 120), "speech", "red"),)),
+    PanelSpec((120, 30, 385, 560), (("red", (300, 330)),), (Balloon(("WHERE ARE YOU",), (310, 120), "speech", "red"),)),
     PanelSpec((525, 30, 420, 560), (("blue", (740, 330)),), (Balloon(("OUT HERE!",), (760, 120), "speech", "blue"),)),
 ]
 
@@ -36,7 +37,8 @@ def test_balloons_over_a_figure_below_every_panel_make_an_open_last_row(ocr: Rap
     reading = _read(page, ocr)
     assert len(reading.panels) == 3, reading.panels
     open_row = reading.panels[2].bbox
-    assert iou(open_row, (60, 700, 885, 650)) >= 0.8, open_row
+    # As wide as the framed panels (their frames included), from under them to the figure's feet.
+    assert iou(open_row, (116, 717, 832, 624)) >= 0.95, open_row
     said = [(normalise_letters(t.text), t.panel) for t in reading.texts]
     assert said[2:] == [("hahaha", 2), ("veryfunny", 2)], said
 
@@ -57,3 +59,9 @@ def test_a_figure_below_the_panels_with_no_lettering_is_left_to_the_panel_finder
     cv2.ellipse(page, (480, 1120), (70, 220), 0, 0, 360, (40, 90, 160), -1)
     reading = _read(page, ocr)
     assert len(reading.panels) == 2, reading.panels
+
+
+def test_a_page_with_no_panel_has_no_open_row() -> None:
+    image = np.full((1400, 1000, 3), 255, np.uint8)
+    params = PanelParams()
+    assert open_last_row([], [], estimate_background(image, params)) is None
