@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,16 @@ def training_path(*parts: str) -> Path:
 @pytest.fixture
 def sample_page() -> Path:
     return SAMPLE_PAGE
+
+
+def free_ports(count: int) -> list[int]:
+    """Ports free on loopback, all different: each socket stays bound until every port is picked (two sockets
+    bound and closed one after the other may be given the same port, and two servers then race for it)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()

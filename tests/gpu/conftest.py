@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import free_ports
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "gpu"
 LOGS = DATA / "logs"
@@ -34,9 +35,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return free_ports(1)[0]
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import yaml
 from comic_narrator.cli.gpu import main
 from tests.conftest import IMPORTED_SRC
 
-from .conftest import CONFIGS, DATA, LOGS, free_port
+from .conftest import CONFIGS, DATA, LOGS, free_ports
 
 NEMOTRON_FLAGS = [
     "--max-num-seqs",
@@ -177,7 +177,7 @@ def test_doctor_missing_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_up_status_down_through_the_cli_in_a_subprocess(tmp_path: Path) -> None:
-    llm_port, tts_port = free_port(), free_port()
+    llm_port, tts_port = free_ports(2)
     standin = str(Path(__file__).with_name("standin_vllm.py"))
     src = IMPORTED_SRC
     stack = {

@@ -59,9 +59,9 @@ def test_up_accounts_each_tenants_gpu_memory_by_nvml(tmp_path: Path) -> None:
     from comic_narrator.gpu.stack import Stack, http_ok
     from comic_narrator.gpu.stackfile import StackFile, TenantSpec
 
-    from .conftest import free_port
+    from .conftest import free_ports
 
-    llm_port, tts_port = free_port(), free_port()
+    llm_port, tts_port = free_ports(2)
     standin = str(Path(__file__).with_name("standin_vllm.py"))
     llm = TenantSpec("llm", "llm", (sys.executable, standin, "--port", str(llm_port)), f"http://127.0.0.1:{llm_port}",
                      ready_pattern="GPU KV cache size", boot_timeout_s=60)  # fmt: skip

@@ -16,7 +16,7 @@ from comic_narrator.gpu import release
 from comic_narrator.gpu.session import RunningStack, Turns, running_stack
 from comic_narrator.gpu.state import StackState, TenantState, write_state
 
-from .conftest import free_port
+from .conftest import free_port, free_ports
 from .test_stack_rules import running_llm, tenant_state
 from .test_tenant_rules import running_tenant
 
@@ -57,7 +57,7 @@ def test_a_stack_without_an_llm_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_the_release_route_is_offered_only_for_a_tts_that_speaks_the_protocol(tmp_path: Path) -> None:
-    llm_port, tts_port = free_port(), free_port()
+    llm_port, tts_port = free_ports(2)
     llm = tenant_state("llm", f"http://127.0.0.1:{llm_port}")
     tts_url = f"http://127.0.0.1:{tts_port}"
     with running_llm(llm_port), running_tenant(tts_port):

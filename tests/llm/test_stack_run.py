@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ import yaml
 from comic_narrator.artifacts import Cast, ClipList
 from comic_narrator.cli import main
 from comic_narrator.gpu.state import StackState, TenantState, read_state, write_state
-from tests.conftest import SAMPLE_PAGE
+from tests.conftest import SAMPLE_PAGE, free_ports
 from tests.llm.chat_server import chat_server
 
 STANDINS = str(Path(__file__).with_name("timeshare_standins.py"))
@@ -71,12 +70,6 @@ def test_a_stack_that_is_not_up_is_one_clear_error(tmp_path: Path, capsys: pytes
     assert "no GPU stack is up" in err and "gpu up" in err
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.slow
 def test_a_time_shared_run_wakes_the_llm_to_read_and_puts_it_to_sleep_to_voice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -86,7 +79,7 @@ def test_a_time_shared_run_wakes_the_llm_to_read_and_puts_it_to_sleep_to_voice(
     servers in tests/llm/timeshare_standins.py: the vLLM (canned chat answers, sleep endpoints, refuses chat while
     asleep) and the TTS (Fish-API tones, release protocol). Neither is the real server."""
     events = tmp_path / "events.log"
-    llm_port, tts_port = _free_port(), _free_port()
+    llm_port, tts_port = free_ports(2)
     stack = tmp_path / "stack.yaml"
     tenant = [sys.executable, STANDINS]
     stack.write_text(
