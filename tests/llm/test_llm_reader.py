@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 from pathlib import Path
 
 import numpy as np
@@ -16,14 +15,8 @@ from comic_narrator.config import LlmConfig
 from comic_narrator.errors import ServerError
 from comic_narrator.reading.llm_merge import character_id
 from comic_narrator.reading.llm_reader import encode_page
-from tests.conftest import SAMPLE_PAGE
+from tests.conftest import SAMPLE_PAGE, free_ports
 from tests.llm.chat_server import chat_server
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_character_ids_are_stable_slugs() -> None:
@@ -131,7 +124,7 @@ def test_the_api_key_variable_reaches_the_server_as_a_bearer_token(
 
 
 def test_server_down_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    url = f"http://127.0.0.1:{_free_port()}/v1"
+    url = f"http://127.0.0.1:{free_ports(1)[0]}/v1"
     code = main(["read", str(SAMPLE_PAGE), "--vision", "llm", "--llm-url", url, "-q", "--work-dir", str(tmp_path)])
     err = capsys.readouterr().err.strip()
     assert code != 0

@@ -47,11 +47,11 @@ def draw_page(panels: list[PanelSpec], size: tuple[int, int] = (1400, 1000)) -> 
             cv2.circle(page, (hx, hy), 48, rgb, -1)
             cv2.circle(page, (hx, hy), 48, (0, 0, 0), 2)
         for balloon in panel.balloons:
-            _draw_balloon(page, balloon, dict(panel.figures), font)
+            draw_balloon(page, balloon, dict(panel.figures), font)
     return page
 
 
-def _draw_balloon(
+def draw_balloon(
     page: npt.NDArray[np.uint8], balloon: Balloon, heads: dict[str, tuple[int, int]], font: ImageFont.FreeTypeFont
 ) -> None:
     widths = [font.getbbox(line)[2] for line in balloon.lines]

@@ -13,7 +13,7 @@ from comic_narrator.reading.metrics import normalise_letters
 from comic_narrator.reading.panels import PanelParams, estimate_background
 from comic_narrator.reading.reader import open_last_row, read_page
 from tests.reading.conftest import page_for
-from tests.reading.synthetic import Balloon, PanelSpec, _draw_balloon, draw_page
+from tests.reading.synthetic import Balloon, PanelSpec, draw_balloon, draw_page
 
 FRAMED = [
     PanelSpec((120, 30, 385, 560), (("red", (300, 330)),), (Balloon(("WHERE ARE YOU",), (310, 120), "speech", "red"),)),
@@ -32,8 +32,8 @@ def test_balloons_over_a_figure_below_every_panel_make_an_open_last_row(ocr: Rap
     cv2.ellipse(page, (480, 1120), (70, 220), 0, 0, 360, (40, 90, 160), -1)
     cv2.circle(page, (480, 860), 60, (200, 150, 120), -1)
     font = ImageFont.load_default(size=26)
-    _draw_balloon(page, Balloon(("HA HA HA!",), (230, 760), "speech", None), {}, font)
-    _draw_balloon(page, Balloon(("VERY FUNNY.",), (760, 780), "speech", None), {}, font)
+    draw_balloon(page, Balloon(("HA HA HA!",), (230, 760), "speech", None), {}, font)
+    draw_balloon(page, Balloon(("VERY FUNNY.",), (760, 780), "speech", None), {}, font)
     reading = _read(page, ocr)
     assert len(reading.panels) == 3, reading.panels
     open_row = reading.panels[2].bbox

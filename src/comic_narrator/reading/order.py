@@ -146,9 +146,9 @@ def yonkoma_order(boxes: list[BBox]) -> list[int] | None:
     median_w = widths[len(widths) // 2]
     headers = [i for i, b in enumerate(boxes) if b[2] >= 1.5 * median_w]
     rest = [i for i in range(len(boxes)) if i not in headers]  # never empty: half the panels are median or less
-    if headers and max(boxes[i][1] + boxes[i][3] for i in headers) > min(boxes[i][1] for i in rest) + 0.02 * (
-        max(boxes[i][1] + boxes[i][3] for i in rest) - min(boxes[i][1] for i in rest)
-    ):
+    strips_top = min(boxes[i][1] for i in rest)
+    strips_height = max(boxes[i][1] + boxes[i][3] for i in rest) - strips_top
+    if headers and max(boxes[i][1] + boxes[i][3] for i in headers) > strips_top + 0.02 * strips_height:
         return None  # a wide panel below the strips' tops: not a title band
     columns = _groups(rest, boxes, axis=0)
     if len(columns) < 2 or any(len(c) < _YONKOMA_MIN_STRIP for c in columns):

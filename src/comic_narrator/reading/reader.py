@@ -52,7 +52,9 @@ from comic_narrator.reading.speakers import Utterance, appearance_signature, clu
 _OPEN_ROW_ART = 0.02
 """A row of the page holds art (for :func:`open_last_row`) when this share of it is not paper."""
 _OPEN_ROW_MIN_HEIGHT = 0.4
-"""An open last row is at least this share of the tallest panel's height."""
+"""An open last row is at least this share of the tallest panel's height ..."""
+_OPEN_ROW_BELOW = 0.25
+"""... and at least this share of it is art below the lowest balloon (a picture, not only lettering)."""
 _STRIP_LINE_ART_PAPER = 0.3
 """A strip whose art holds at least this share of paper is line art (the stress set's newspaper strips 0.44 and
 0.69; its painted and flat-coloured strips 0.09-0.24)."""
@@ -265,11 +267,10 @@ def open_last_row(panels: list[BBox], blocks: list[TextBlock], background: PageB
     top_px, end_px = round((start + rows[0]) / scale), round((start + rows[-1] + 1) / scale)
     outlines = [b.bubble.bbox if b.bubble is not None else b.bbox for b in below]
     outlined_to = max(y + h for _x, y, _w, h in outlines)
-    if end_px - top_px < _OPEN_ROW_MIN_HEIGHT * max(p[3] for p in panels) or end_px - outlined_to < 0.25 * (
-        end_px - top_px
-    ):
+    height = end_px - top_px
+    if height < _OPEN_ROW_MIN_HEIGHT * max(p[3] for p in panels) or end_px - outlined_to < _OPEN_ROW_BELOW * height:
         return None  # a sliver, or hardly more than the balloons themselves: no picture there
-    return (left, top_px, right - left, end_px - top_px)
+    return (left, top_px, right - left, height)
 
 
 def _panel_of(box: BBox, panels: list[BBox]) -> int:
