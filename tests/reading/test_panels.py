@@ -264,3 +264,40 @@ def test_a_tall_figure_alone_on_its_row_is_no_panel() -> None:
     cv2.ellipse(page, (500, 760), (70, 380), 0, 0, 360, (40, 90, 160), -1)
     cv2.circle(page, (500, 380), 70, (40, 90, 160), -1)
     assert len(detect_panels(page)) == 2
+
+
+def test_a_balloon_across_a_gutter_does_not_join_the_panels() -> None:
+    # Pepper&Carrot ep. 6 p. 5, lettered: a balloon spans the gutter between the middle row's first two panels at
+    # its top; below it the gutter runs open to the paper, and the first panel's pale art is paper beside it.
+    page = load_rgb(DATA / "peppercarrot-training" / "E06P05-lettered.jpg")
+    found = detect_panels(page)
+    scale = page.shape[0] / 1401  # the annotation is at the page's full size
+    row = [(40, 568, 248, 508), (300, 568, 236, 508), (552, 568, 400, 508)]  # training/eval/peppercarrot-ep06
+    for x, y, w, h in row:
+        box = (round(x * scale), round(y * scale), round(w * scale), round(h * scale))
+        assert max(iou(box, f) for f in found) >= 0.75, (box, found)
+
+
+def _balloon_across(page: Image, cx: int, cy: int) -> None:
+    cv2.ellipse(page, (cx, cy), (150, 70), 0, 0, 360, (255, 255, 255), -1)
+    cv2.ellipse(page, (cx, cy), (150, 70), 0, 0, 360, (0, 0, 0), 3)
+    for dy in (-30, 0, 30):  # three lines of lettering
+        cv2.line(page, (cx - 100, cy + dy), (cx + 100, cy + dy), (0, 0, 0), 4)
+
+
+@pytest.mark.parametrize("where", ["top", "bottom"])
+def test_drawn_panels_bridged_by_a_balloon_stay_apart(where: str) -> None:
+    boxes = [(40, 40, 920, 400), (40, 480, 440, 500), (500, 480, 460, 500), (40, 1020, 920, 340)]
+    page = _page(boxes)
+    _balloon_across(page, 490, 560 if where == "top" else 900)
+    _assert_same_boxes(detect_panels(page), boxes)
+
+
+def test_a_balloon_off_a_panels_side_cuts_nothing() -> None:
+    # A balloon that spills from a panel onto the paper beside it leaves the panel whole.
+    boxes = [(40, 40, 920, 400), (40, 480, 700, 500), (40, 1020, 920, 340)]
+    page = _page(boxes)
+    _balloon_across(page, 740, 560)
+    found = detect_panels(page)
+    assert len(found) == 3, found
+    assert max(iou((40, 480, 700, 500), f) for f in found) >= 0.75, found

@@ -315,6 +315,17 @@ class _Masks:
     paper: Mask
 
 
+_BRIDGE_MAX_SHARE = 0.4
+"""At most this share of a bridged gutter's line is the bridge (the rest is gutter open to the paper)."""
+_BRIDGE_END = 0.05
+"""How far from the blob's side a bridge may begin (a balloon a little inside the panels' tops)."""
+_BRIDGE_PAPER = 0.5
+"""A bridge is a balloon: paper inside its outline and lettering."""
+_BRIDGE_FLANKED = 0.8
+"""Share of the open stretch along which the blob lies within a few lines on one side (a panel's edge flanks a
+gutter; open paper at a blob's edge has nothing beside it)."""
+
+
 def _cut(
     component: Mask,
     masks: _Masks,
@@ -342,6 +353,8 @@ def _cut(
             cuts = _gutter_cuts(sub, axis, tolerance, min_side)
             if not cuts and params.paper_seams:
                 cuts = _paper_seam_cuts(masks.paper[y : y + h, x : x + w], axis, min_side)
+            if not cuts:
+                cuts = _bridged_gutter_cuts(sub, masks.paper[y : y + h, x : x + w], axis, min_side)
             if not cuts and fill >= 0.85:
                 cuts = _frame_line_cuts(masks.ink[y : y + h, x : x + w] & sub, axis, params, min_side)
             if cuts:
@@ -386,6 +399,40 @@ def _paper_seam_cuts(paper: Mask, axis: int, min_side: float) -> list[int]:
     white inside is no such line: its frame lines cross it."""
     profile = paper.mean(axis=1 - axis)
     return _runs_to_cuts(profile >= 1.0, len(profile), min_side, min_run_px=1)
+
+
+def _bridged_gutter_cuts(sub: Mask, paper: Mask, axis: int, min_side: float) -> list[int]:
+    """Centres of gutters open to the paper along most of the blob's width (height), the line bridged at one end
+    by a balloon (paper inside its outline): two panels a balloon joins across their gutter's end."""
+    n_lines = sub.shape[0] if axis == 0 else sub.shape[1]
+    along = sub.shape[1] if axis == 0 else sub.shape[0]
+    lines = sub if axis == 0 else sub.T
+    lines_paper = paper if axis == 0 else paper.T
+    ok = np.zeros(n_lines, bool)
+    flank = max(3, round(0.03 * n_lines))
+    counts = lines.sum(axis=1)
+    for i in np.flatnonzero((counts > 0) & (counts <= _BRIDGE_MAX_SHARE * along)).tolist():
+        if i < flank or i >= n_lines - flank:
+            continue
+        present = lines[i]
+        idx = np.flatnonzero(present)
+        first, last = int(idx[0]), int(idx[-1]) + 1
+        # the blob's pixels on the line lie in one stretch at (or within a twentieth of) one end, the bridge; the
+        # rest of the line, the gutter, is open paper
+        if min(first, along - last) > _BRIDGE_END * along or present[first:last].mean() < 0.9:
+            continue
+        if lines_paper[i, first:last].mean() < _BRIDGE_PAPER:
+            continue
+        # and the open stretch is a gutter: the blob runs along it close by on one side at least (a panel's pale
+        # art may be paper the gutter's flood reached on the other)
+        gutter = np.ones(along, bool)
+        gutter[first:last] = False
+        before = np.asarray(lines[max(0, i - flank) : i].any(axis=0), dtype=bool)
+        after = np.asarray(lines[i + 1 : i + 1 + flank].any(axis=0), dtype=bool)
+        if max(before[gutter].mean(), after[gutter].mean()) < _BRIDGE_FLANKED:
+            continue
+        ok[i] = True
+    return _runs_to_cuts(ok, n_lines, min_side, min_run_px=2)
 
 
 def _frame_line_cuts(ink: Mask, axis: int, params: PanelParams, min_side: float) -> list[int]:
