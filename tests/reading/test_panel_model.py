@@ -23,7 +23,7 @@ from comic_narrator.reading.panel_model import detect_panels_learned, model_path
 from comic_narrator.reading.panels import detect_panels
 from comic_narrator.reading.reader import read_page
 from tests.conftest import REPO
-from tests.reading.conftest import page_for, training_module
+from tests.reading.conftest import DATA, page_for, training_module
 
 ANNOTATIONS = REPO / "training" / "panels" / "annotations"
 SAMPLE = REPO / "samples" / "blackjack-ni-yoroshiku-v01-p08-11.cbz"
@@ -71,6 +71,21 @@ def test_bundled_manga_sample_panels_in_manga_order() -> None:
         assert found is not None
         _matched, predicted, exact = _score(scaled, found)  # type: ignore[arg-type]
         assert exact and predicted == len(boxes), (name, found, scaled)
+
+
+def test_a_thin_clear_gutter_the_segmenter_half_doubts_splits_its_tiers() -> None:
+    """Black Jack p. 21 (a training page, bundled at 0.6 scale): the left column's first two panels lie either side
+    of a gutter a few pixels wide that the segmenter doubts only a little; it is clear paper across, so they are
+    two panels, and the page reads whole and in order."""
+    rgb = np.asarray(Image.open(DATA / "blackjack-training" / "bj01_000021.jpg").convert("RGB"))
+    scale = rgb.shape[1] / 1240
+    boxes = _gt_pages()["bj01_000021.jpg"]
+    scaled = [tuple(round(v * scale) for v in b) for b in boxes]
+    grey = np.asarray(Image.fromarray(rgb).convert("L"))
+    found = detect_panels_learned(grey, detect_panels(rgb))
+    assert found is not None
+    _matched, predicted, exact = _score(scaled, found)  # type: ignore[arg-type]
+    assert exact and predicted == len(boxes) == 5, (found, scaled)
 
 
 def test_held_out_manga_pages_meet_the_targets() -> None:

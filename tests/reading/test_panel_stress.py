@@ -179,6 +179,17 @@ def test_no_cut_where_the_segmenter_is_sure_or_paper_lies_beside_the_line() -> N
     assert len(split_along_gutters(sky, doubt, mask, 2000)) == 1
 
 
+@pytest.mark.parametrize(("paper_share", "doubt", "cut"), [(1.0, 0.87, True), (0.92, 0.87, False), (1.0, 0.92, False)])
+def test_a_clear_line_of_paper_needs_less_doubt(paper_share: float, doubt: float, cut: bool) -> None:
+    # A gutter of paper clear across the region (a painted page's light band, a thin manga gutter) is a cut where
+    # the segmenter doubts it only a little (paper share less mean probability 0.13); one with art breaking
+    # across a twelfth of it, or doubted less, is not.
+    light, prob, mask = _two_panels(0.0)
+    light[:, round(paper_share * 200) :] &= ~(np.abs(np.arange(300) - 150) <= 3)[:, None]
+    prob = np.where(prob < 1.0, doubt, 1.0).astype(np.float32)
+    assert (len(split_along_gutters(light, prob, mask, 2000)) == 2) is cut
+
+
 def test_colour_pages_take_the_segmenters_panels_when_it_finds_three_more_or_fewer() -> None:
     classical: list[BBox] = [(0, 0, 100, 100)]
     learned: list[BBox] = [(0, 0, 50, 50), (50, 0, 50, 50), (0, 50, 50, 50)]
