@@ -349,12 +349,13 @@ def _cut(
     fill = float(sub.mean())
     if depth < 12:
         tolerance = params.gutter_ink_frac if fill >= 0.85 else params.loose_gutter_ink_frac
+        paper = masks.paper[y : y + h, x : x + w]
         for axis in (0, 1):  # rows first (axis 0 profile over y), then columns
             cuts = _gutter_cuts(sub, axis, tolerance, min_side)
             if not cuts and params.paper_seams:
-                cuts = _paper_seam_cuts(masks.paper[y : y + h, x : x + w], axis, min_side)
+                cuts = _paper_seam_cuts(paper, axis, min_side)
             if not cuts:
-                cuts = _bridged_gutter_cuts(sub, masks.paper[y : y + h, x : x + w], axis, min_side)
+                cuts = _bridged_gutter_cuts(sub, paper, axis, min_side)
             if not cuts and fill >= 0.85:
                 cuts = _frame_line_cuts(masks.ink[y : y + h, x : x + w] & sub, axis, params, min_side)
             if cuts:
