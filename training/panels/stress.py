@@ -6,7 +6,8 @@ lists, for `comic-narrator eval` and training/panels/stress_eval.py.
 Three sources, none of them trained on by the shipped segmenter as pages:
 - real pages with hand-checked panels: the golden-age and newspaper pages of ../shared/corpus (public domain);
 - real held-out pages under page conditions (small and large scans, JPEG noise, screentone, dark panels, grey
-  paper, page-number margins, a skewed scan): Black Jack vol. 1 p. 41-60 and Pepper&Carrot ep. 17;
+  paper, page-number margins, a skewed scan, black or screentoned gutters): Black Jack vol. 1 p. 41-60 and
+  Pepper&Carrot ep. 17;
 - constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
   spreads, captions across borders, nested groups, Sunday pages, strips, 4-koma pages and tiers sharing frame
   lines) filled with panel crops of
@@ -568,6 +569,24 @@ def _dark(page: Page) -> Page:
     return Page(img, page.direction, page.panels)
 
 
+def _dark_gutters(page: Page, fill: str) -> Page:
+    """A flashback's or a dream's page: everything outside the panels (margins and gutters) black, or under a dot
+    screentone of mid grey."""
+    img = page.image.copy()
+    inside = np.zeros(img.shape[:2], bool)
+    for x, y, bw, bh in page.panels:
+        inside[y : y + bh, x : x + bw] = True
+    if fill == "tone":
+        h, w = img.shape[:2]
+        period = max(4, round(w / 200))
+        yy, xx = np.mgrid[0:h, 0:w]
+        dots = (((xx + yy) % period) ** 2 + ((xx - yy) % period) ** 2) < (period * 0.8) ** 2
+        img[~inside] = np.where(dots, 90, 250).astype(np.uint8)[~inside][:, None]
+    else:
+        img[~inside] = 10
+    return Page(img, page.direction, page.panels)
+
+
 def _grey_paper(page: Page, rng: np.random.Generator) -> Page:
     img = page.image.astype(np.float32) * np.array([0.86, 0.82, 0.74]) + rng.normal(0, 4, page.image.shape)
     return Page(np.clip(img, 0, 255).astype(np.uint8), page.direction, page.panels)
@@ -648,6 +667,8 @@ CONDITIONS: dict[str, Callable[[Page, np.random.Generator, int], Page]] = {
     "grey-paper": lambda p, rng, n: _grey_paper(p, rng),
     "page-margins": lambda p, rng, n: _margins(p, n),
     "skewed-scan": lambda p, rng, n: _skew(p),
+    "black-gutters": lambda p, rng, n: _dark_gutters(p, "black"),
+    "toned-gutters": lambda p, rng, n: _dark_gutters(p, "tone"),
 }
 
 

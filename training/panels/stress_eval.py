@@ -21,7 +21,7 @@ from comic_narrator.config import VisionConfig
 from comic_narrator.reading.insets import add_insets
 from comic_narrator.reading.metrics import in_order, match_boxes
 from comic_narrator.reading.order import spread_aware_order
-from comic_narrator.reading.panels import PanelParams, estimate_background
+from comic_narrator.reading.panels import PanelParams, art_paper_luma, dark_paper, estimate_background
 from comic_narrator.reading.reader import _find_panels
 
 
@@ -31,8 +31,9 @@ def panels_of(rgb: np.ndarray, mode: str) -> tuple[list[BBox], dict[int, int]]:
     grey = np.asarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
     params = PanelParams()
     background = estimate_background(rgb, params)
-    panels = _find_panels(rgb, grey, params, background, VisionConfig(panels=mode))  # type: ignore[arg-type]
-    return add_insets(grey, panels, background.scale, float(np.mean(background.rgb)), [])
+    dark = dark_paper(grey, background)
+    panels = _find_panels(rgb, grey, params, background, VisionConfig(panels=mode), dark)  # type: ignore[arg-type]
+    return add_insets(grey, panels, background.scale, art_paper_luma(background, dark), [])
 
 
 def main() -> None:

@@ -187,6 +187,75 @@ def paper_inside_art(background: PageBackground, art: Mask | None = None) -> flo
     return float(background.paper_mask[art].mean()) if art.any() else 0.0
 
 
+_ART_WHITE = 230.0
+"""Art drawn on white: the light of the art (the 98th percentile of its pixels: balloons, skies) is at least this."""
+_GUTTER_DARKER = 20.0
+"""... and the paper around the panels is darker than it by at least this much luma: black, grey or screentoned
+gutters (a flashback, a dream, a webcomic's dark page). Old newsprint is the paper its art is printed on (the
+golden-age pages' art reaches 208 on paper of 185), and a yellowed scan yellows the art with it."""
+_GUTTER_FLAT = 6.0
+"""... and flat along the page's edge: the middle half of its shades there, averaged over 7 x 7 pixels of the
+analysis size, within this much luma (flat or screentoned gutters 0-1 on the pages measured; painted art whose
+colour the rim shares, 12-63)."""
+
+
+@dataclass(frozen=True)
+class DarkPaper:
+    """Gutters darker than the paper the art is drawn on."""
+
+    reach: Mask
+    """The paper reached from the page's edge, at the analysis scale."""
+    art_luma: float
+    """The light of the art: the paper its balloons and skies are."""
+
+
+def dark_paper(gray: npt.NDArray[np.uint8], background: PageBackground) -> DarkPaper | None:
+    """The page's gutters when they are darker than the paper its art is drawn on, else None (the common case:
+    the page's paper is the art's)."""
+    reach = _paper_reachable_from_edge(background.paper_mask)
+    if not reach.any() or reach.all():
+        return None
+    small = (
+        gray
+        if reach.shape == gray.shape
+        else np.asarray(cv2.resize(gray, reach.shape[::-1], interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    )
+    art_luma = float(np.percentile(small[~reach], 98))
+    paper_luma = float(np.median(small[reach]))
+    if art_luma < _ART_WHITE or paper_luma > art_luma - _GUTTER_DARKER:
+        return None
+    # Flat where it meets the page's edge: a colour or a fine screentone, once a few pixels are averaged. A
+    # painted bleed or splash whose colour the rim shares (the 'paper' is then art) shades along the edge.
+    ring = max(2, round(min(reach.shape) * 0.015))
+    rim = np.zeros_like(reach)
+    rim[:ring] = rim[-ring:] = True
+    rim[:, :ring] = rim[:, -ring:] = True
+    on_rim = rim & reach
+    if not on_rim.any():
+        return None
+    low, high = np.percentile(cv2.blur(small, (7, 7))[on_rim], [25, 75])
+    if high - low > _GUTTER_FLAT:
+        return None
+    return DarkPaper(reach=reach, art_luma=art_luma)
+
+
+def paper_as_white(gray: npt.NDArray[np.uint8], dark: DarkPaper | None) -> npt.NDArray[np.uint8]:
+    """``gray`` with the gutters painted white where they are dark (see :func:`dark_paper`), so that the segmenter
+    sees the gutters it learnt; the page as it is otherwise. Only the paper reached from the page's edge is
+    painted: a panel's own dark art inside a closed frame stays."""
+    if dark is None:
+        return gray
+    height_px, width_px = gray.shape
+    full = cv2.resize(dark.reach.astype(np.uint8), (width_px, height_px), interpolation=cv2.INTER_NEAREST)
+    return np.asarray(np.where(full.astype(bool), np.uint8(255), gray), dtype=np.uint8)
+
+
+def art_paper_luma(background: PageBackground, dark: DarkPaper | None) -> float:
+    """The luma of the paper the art and the lettering are drawn on, which inset frames and balloons are told
+    from: the page's paper, or where the gutters are dark (:func:`dark_paper`), the light of the art."""
+    return dark.art_luma if dark is not None else float(np.mean(background.rgb))
+
+
 def merge_with_cells(flood: list[BBox], framed: list[FramedBox]) -> list[BBox]:
     """Reconcile blobs (good on colour art) with ruled frames (good on line art with leaky or shared frames).
 

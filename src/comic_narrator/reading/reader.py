@@ -40,11 +40,15 @@ from comic_narrator.reading.panel_model import (
     suits_model,
 )
 from comic_narrator.reading.panels import (
+    DarkPaper,
     PageBackground,
     PanelParams,
+    art_paper_luma,
+    dark_paper,
     detect_panels,
     estimate_background,
     is_full_bleed,
+    paper_as_white,
     paper_inside_art,
 )
 from comic_narrator.reading.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
@@ -85,20 +89,20 @@ def read_page(
         )
     params = PanelParams()
     background = estimate_background(image_rgb, params)
-    raw_panels = _find_panels(image_rgb, gray, params, background, config)
+    dark = dark_paper(gray, background)
+    raw_panels = _find_panels(image_rgb, gray, params, background, config, dark)
     ocr_lang: Literal["en", "ja"] = config.lang if config.lang != "auto" else ("ja" if manga_hint else "en")
     lines = to_text_lines(ocr.recognize(image_rgb, ocr_lang), config.min_ocr_score)
     lang = config.lang if config.lang != "auto" else (script_language([ln.text for ln in lines]) or ocr_lang)
     # Closed frames drawn over a big panel (insets on a splash) are panels of their own; lettering tells a
     # caption box from an inset, so this waits for the OCR.
     top_level = raw_panels
-    raw_panels, inset_parent = add_insets(
-        gray, raw_panels, background.scale, float(np.mean(background.rgb)), [ln.bbox for ln in lines]
-    )
-    blocks = group_lines(lines, gray, float(np.mean(background.rgb)), raw_panels)
+    paper_luma = art_paper_luma(background, dark)
+    raw_panels, inset_parent = add_insets(gray, raw_panels, background.scale, paper_luma, [ln.bbox for ln in lines])
+    blocks = group_lines(lines, gray, paper_luma, raw_panels)
     if isinstance(ocr, CropRecognizer):
         # Balloons holding only "!" or "…": the detector finds no line there; the recogniser reads a crop.
-        blocks += mute_balloons(image_rgb, gray, float(np.mean(background.rgb)), raw_panels, lines, ocr)
+        blocks += mute_balloons(image_rgb, gray, paper_luma, raw_panels, lines, ocr)
     # Page numbers, credits, notices and watermarks are kept for the reading but stay out of the story's order.
     split = split_furniture(blocks, raw_panels, width_px, height_px)
     blocks = [b for b in split.story if not _is_stray_glyph(b) and not (lang == "ja" and _is_latin_misread(b))]
@@ -170,8 +174,10 @@ def _find_panels(
     params: PanelParams,
     background: PageBackground,
     config: VisionConfig,
+    dark: DarkPaper | None = None,
 ) -> list[BBox]:
-    """The learned segmenter where it applies and is installed, else the classical detector.
+    """The learned segmenter where it applies and is installed, else the classical detector. Where the page's
+    gutters are dark (``dark``: black or screentoned, which the segmenter learnt as white), it sees them white.
 
     A wide strip goes to the segmenter a window at a time when its art is painted or flat-coloured (little paper
     inside it: the classical detector's ruled lines are off there, so panels sharing a frame line merge), weighed
@@ -182,7 +188,7 @@ def _find_panels(
     classical = detect_panels(image_rgb, replace(params, paper_seams=not learned_too), background)
     if learned_too:
         # The classical boxes also tell the model's title band from a framed panel.
-        learned = detect_panels_learned(gray, classical)
+        learned = detect_panels_learned(paper_as_white(gray, dark), classical)
         if learned is not None:
             if config.panels == "auto" and is_colour_page(image_rgb):
                 return colour_page_panels(learned, classical)
