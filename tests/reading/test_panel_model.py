@@ -290,3 +290,22 @@ def test_paper_the_art_is_printed_on_is_not_dark_gutters() -> None:
     painted[200:320, 150:400] = 255
     painted[500:600, 300:560] = 255
     assert panels.dark_paper(np.asarray(Image.fromarray(painted).convert("L")), _background(painted)) is None
+    # A blank page is all paper: no art to be darker than.
+    blank = np.full((900, 640, 3), 128, np.uint8)
+    assert panels.dark_paper(blank[:, :, 0], _background(blank)) is None
+
+
+def test_a_cream_page_around_white_art_is_dark_paper_but_paper_nearly_white_is_not() -> None:
+    """A webcomic's cream background (236, 226, 200: 29 below the art's white) is told from the art's paper; a
+    page 10 below it (a scan's off-white around brighter balloons) is the paper the art is drawn on."""
+    rgb = dict(_sample_pages())["bj01_000009.jpg"]
+    scale = rgb.shape[1] / 1240
+    boxes: list[BBox] = [tuple(round(v * scale) for v in b) for b in _gt_pages()["bj01_000009.jpg"]]  # type: ignore[misc]
+    inside = np.zeros(rgb.shape[:2], bool)
+    for x, y, w, h in boxes:
+        inside[y : y + h, x : x + w] = True
+    for fill, dark in (((236, 226, 200), True), ((245, 245, 245), False)):
+        page = rgb.copy()
+        page[~inside] = fill
+        found = panels.dark_paper(np.asarray(Image.fromarray(page).convert("L")), _background(page))
+        assert (found is not None) == dark, fill

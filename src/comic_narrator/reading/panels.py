@@ -230,10 +230,7 @@ def dark_paper(gray: npt.NDArray[np.uint8], background: PageBackground) -> DarkP
     rim = np.zeros_like(reach)
     rim[:ring] = rim[-ring:] = True
     rim[:, :ring] = rim[:, -ring:] = True
-    on_rim = rim & reach
-    if not on_rim.any():
-        return None
-    low, high = np.percentile(cv2.blur(small, (7, 7))[on_rim], [25, 75])
+    low, high = np.percentile(cv2.blur(small, (7, 7))[rim & reach], [25, 75])  # the reach holds the edge's paper
     if high - low > _GUTTER_FLAT:
         return None
     return DarkPaper(reach=reach, art_luma=art_luma)
