@@ -309,3 +309,24 @@ def test_a_cream_page_around_white_art_is_dark_paper_but_paper_nearly_white_is_n
         page[~inside] = fill
         found = panels.dark_paper(np.asarray(Image.fromarray(page).convert("L")), _background(page))
         assert (found is not None) == dark, fill
+
+
+def test_no_inset_is_looked_for_on_paper_nearly_as_dark_as_the_ink() -> None:
+    """A night scene's pages (the sample's, their light dimmed to 0.78, so the art is not drawn on white and the
+    black around the panels is not taken for dark gutters): frames are told by how much darker than the paper
+    they are, so on black paper the inset search took six pieces of the art for insets on three of the four
+    pages. It looks for none there now."""
+    from comic_narrator.reading.insets import add_insets
+
+    gt = _gt_pages()
+    for name, rgb in _sample_pages():
+        number = int("".join(c for c in Path(name).stem if c.isdigit())[-2:])
+        scale = rgb.shape[1] / 1240
+        boxes: list[BBox] = [tuple(round(v * scale) for v in b) for b in gt[f"bj01_{number:06d}.jpg"]]  # type: ignore[misc]
+        page = _gutters_filled((rgb.astype(np.float32) * 0.78).astype(np.uint8), boxes, "black")
+        grey = np.asarray(Image.fromarray(page).convert("L"))
+        background = _background(page)
+        dark = panels.dark_paper(grey, background)
+        assert dark is None
+        found, parents = add_insets(grey, boxes, background.scale, panels.art_paper_luma(background, dark), [])
+        assert found == boxes and parents == {}, (name, found[len(boxes) :])

@@ -48,6 +48,9 @@ class InsetParams:
     """Ink thicker than this share of the parent's short side is a black area of the art, not a frame line."""
     min_edge_gap_frac: float = 0.03
     """An inner side must lie at least this far (share of the parent's side) from the parent's own frame."""
+    min_contrast: float = 60.0
+    """Frames are told by how much darker than the paper they are: on paper nearly as dark as the ink (a black page
+    whose art is not drawn on white, so not dark gutters) none can be, and none is looked for."""
     min_line_share: float = 0.45
     """Share of each inner side, where no other inset hides it, that is a thin ruled line: black art may fill
     the rest of a frame, never all of it. A dark patch of the art (foliage, a shadowed wall) ends where its
@@ -78,7 +81,9 @@ def find_insets(
     # art give no response there, so their straight edges are not taken for frames, but they still count as
     # covering a side that runs into them.
     darkest = float(np.percentile(gray[:: max(1, gray.shape[0] // 300), :: max(1, gray.shape[1] // 300)], 2))
-    contrast = max(paper_luma - darkest, 1.0)
+    contrast = paper_luma - darkest
+    if contrast < params.min_contrast:
+        return []
     crop = gray[py : py + ph, px : px + pw]
     stroke = max(5, round(params.max_stroke_frac * min(pw, ph)))
     kernel = np.ones((stroke, stroke), np.uint8)
