@@ -225,18 +225,9 @@ def test_bundled_manga_sample_panels_inside_a_books_margins() -> None:
 
 def _gutters_filled(rgb: npt.NDArray[np.uint8], boxes: list[BBox], fill: str) -> npt.NDArray[np.uint8]:
     """The page with everything outside its panels (margins and gutters) black, grey or under a dot screentone:
-    a flashback's or a dream's page."""
-    page = rgb.copy()
-    inside = np.zeros(page.shape[:2], bool)
-    for x, y, w, h in boxes:
-        inside[y : y + h, x : x + w] = True
-    if fill == "tone":
-        yy, xx = np.mgrid[0 : page.shape[0], 0 : page.shape[1]]
-        period = max(4, round(page.shape[1] / 200))
-        dots = (((xx + yy) % period) ** 2 + ((xx - yy) % period) ** 2) < (period * 0.8) ** 2
-        page[~inside] = np.where(dots, 90, 250)[~inside][:, None]
-    else:
-        page[~inside] = {"black": 10, "grey": 128}[fill]
+    a flashback's or a dream's page (the stress set's condition)."""
+    stress = training_module("stress")
+    page: npt.NDArray[np.uint8] = stress._dark_gutters(stress.Page(rgb, "rtl", boxes), fill).image
     return page
 
 

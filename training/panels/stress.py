@@ -545,13 +545,17 @@ def _jpeg(page: Page, rng: np.random.Generator) -> Page:
     return Page(cv2.imdecode(data, cv2.IMREAD_UNCHANGED), page.direction, page.panels)
 
 
+def _dots(h: int, w: int) -> npt.NDArray[np.bool_]:
+    """A dot screentone's dots over an h x w page (a period of a two-hundredth of the width, 4 px at least)."""
+    period = max(4, round(w / 200))
+    yy, xx = np.mgrid[0:h, 0:w]
+    return np.asarray((((xx + yy) % period) ** 2 + ((xx - yy) % period) ** 2) < (period * 0.8) ** 2)
+
+
 def _screentone(page: Page, rng: np.random.Generator) -> Page:
     """Dot screentone over the light areas of every panel (skies, walls): gutters stay paper."""
     img = page.image.copy()
-    h, w = img.shape[:2]
-    period = max(4, round(w / 200))
-    yy, xx = np.mgrid[0:h, 0:w]
-    dots = (((xx + yy) % period) ** 2 + ((xx - yy) % period) ** 2) < (period * 0.8) ** 2
+    dots = _dots(*img.shape[:2])
     for x, y, bw, bh in page.panels:
         sub = img[y : y + bh, x : x + bw]
         light = sub.mean(axis=2) > 200
@@ -570,20 +574,16 @@ def _dark(page: Page) -> Page:
 
 
 def _dark_gutters(page: Page, fill: str) -> Page:
-    """A flashback's or a dream's page: everything outside the panels (margins and gutters) black, or under a dot
-    screentone of mid grey."""
+    """A flashback's or a dream's page: everything outside the panels (margins and gutters) black, flat grey, or
+    under a dot screentone of mid grey (``fill``: black, grey or tone)."""
     img = page.image.copy()
     inside = np.zeros(img.shape[:2], bool)
     for x, y, bw, bh in page.panels:
         inside[y : y + bh, x : x + bw] = True
     if fill == "tone":
-        h, w = img.shape[:2]
-        period = max(4, round(w / 200))
-        yy, xx = np.mgrid[0:h, 0:w]
-        dots = (((xx + yy) % period) ** 2 + ((xx - yy) % period) ** 2) < (period * 0.8) ** 2
-        img[~inside] = np.where(dots, 90, 250).astype(np.uint8)[~inside][:, None]
+        img[~inside] = np.where(_dots(*img.shape[:2]), 90, 250).astype(np.uint8)[~inside][:, None]
     else:
-        img[~inside] = 10
+        img[~inside] = {"black": 10, "grey": 128}[fill]
     return Page(img, page.direction, page.panels)
 
 
