@@ -1,6 +1,6 @@
 """Speaker grouping (pair F1 over line pairs) with each cue of the grey-art turn model on and off.
 
-Usage: python benchmarks/speaker_cues.py [--sets DIR ...] [--cache DIR] [--colour]
+Usage: python benchmarks/speaker_cues.py [--sets DIR ...] [--cache DIR] [--colour] [--lines-only]
 
 For each annotated set (gt.json with speakers) it prints pair F1, against one id for every line, twice: on the
 pages as the local reader reads them (rapidocr; the readings are cached in --cache so reruns take seconds), and
@@ -11,6 +11,11 @@ Develop on p. 21-40; p. 41-60 are held out, to report, never to tune on.
 Pepper&Carrot episodes: ``python training/eval/letter_peppercarrot.py
 /tmp/pcl ../shared/training/peppercarrot/ep06 ...`` writes them with their annotations, then ``--sets /tmp/pcl/ep06
 ...``. Episodes 6, 8, 11 and 13 are for developing; 16 and 18 are held out.
+
+``--lines-only`` prints only the measure on the annotated lines, for sets whose pages carry no lettering: the same
+episodes' lines in their Japanese translation (``python training/eval/peppercarrot_ja_lines.py /tmp/pcja
+../shared/training/peppercarrot/ep06 ...``, then ``--lines-only --sets /tmp/pcja/ep06 ...``), a second Japanese
+book for the turn model's cues.
 """
 
 from __future__ import annotations
@@ -30,8 +35,8 @@ from comic_narrator.ingest.images import decode_image
 from comic_narrator.reading.evaluate import annotated_page, score_page
 from comic_narrator.reading.metrics import pairwise_speaker_f1
 from comic_narrator.reading.reader import read_page
-from comic_narrator.reading.speakers import SIGNATURE_HUE_BINS, SpeakerLinker
-from comic_narrator.reading.turns import TurnCues
+from comic_narrator.reading.speakers import SpeakerLinker
+from comic_narrator.reading.turns import SIGNATURE_HUE_BINS, TurnCues
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SETS = [
@@ -123,7 +128,17 @@ def main() -> int:
     parser.add_argument(
         "--colour", action="store_true", help="the cues of colour pages instead (the hue at the tail, English names)"
     )
+    parser.add_argument(
+        "--lines-only", action="store_true", help="only the annotated lines (pages without lettering: no reading)"
+    )
     args = parser.parse_args()
+    if args.lines_only:
+        for folder in args.sets:
+            gt = json.loads((folder / "gt.json").read_text(encoding="utf-8"))
+            print(f"{folder.name}: pair F1 on the annotated lines")
+            for name, cues in COLOUR_VARIANTS if args.colour else VARIANTS:
+                print(f"  {name:28s} {pair_f1(gt, annotated_set(gt), SpeakerLinker(cues=cues).add_page)}")
+        return 0
     args.cache.mkdir(parents=True, exist_ok=True)
     with RapidOcrEngine() as ocr:
         for folder in args.sets:

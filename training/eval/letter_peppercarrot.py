@@ -173,13 +173,13 @@ def letter_page(art: Path, svg_path: Path, out: Path) -> None:
             if height <= (y1 - y0) * 1.3 or size <= 10:
                 break
             size -= 1
-        y = y0
+        top = y0
         for line in wrapped:
             width = draw.textlength(line, font=font)
-            draw.text((x0 + (x1 - x0 - width) / 2, y), line, fill=(20, 20, 20), font=font)
-            y += size * 1.2
-    for x, y, size, words, centred in lines:
-        font = ImageFont.truetype(str(FONT), max(8, round(size * scale * 0.85)))
+            draw.text((x0 + (x1 - x0 - width) / 2, top), line, fill=(20, 20, 20), font=font)
+            top += size * 1.2
+    for x, y, line_px, words, centred in lines:
+        font = ImageFont.truetype(str(FONT), max(8, round(line_px * scale * 0.85)))
         width = draw.textlength(words, font=font) if centred else 0.0
         draw.text((x * scale - width / 2, y * scale), words, fill=(20, 20, 20), font=font, anchor="ls")
     out.parent.mkdir(parents=True, exist_ok=True)
