@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
+
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
+from comic_narrator.config import VisionConfig
 from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
-from comic_narrator.reading.lettering import block_text, classify, is_all_caps, latin_lookalikes, sentence_case
+from comic_narrator.reading.lettering import (
+    block_text,
+    classify,
+    counter_ka,
+    is_all_caps,
+    latin_lookalikes,
+    sentence_case,
+)
+from comic_narrator.reading.reader import read_page
+from tests.reading.conftest import blackjack_sample_pages, page_for
 
 
 def _block(*texts: str) -> TextBlock:
@@ -166,3 +179,30 @@ def test_loose_exclamations_are_sounds_unless_they_say_a_sentence() -> None:
     assert kind("事故です!!") == "speech"  # Black Jack vol. 1 p. 22, read as a sound before
     assert kind("スゴイな......牛田さん......") != "sound"
     assert kind("行くぞ!!") == "speech"
+
+
+@pytest.mark.parametrize(
+    ("read", "meant"),
+    [
+        ("卒業から3力月", "卒業から3ヵ月"),
+        ("三力国を回った", "三ヵ国を回った"),
+        ("5力所", "5ヵ所"),
+        ("何力月も", "何ヵ月も"),
+        ("努力月間", "努力月間"),  # 力 after a kanji that is no number: the word 努力
+        ("力月", "力月"),  # no number before it
+        ("3力で", "3力で"),  # no counter after it
+        ("体力", "体力"),
+    ],
+)
+def test_a_numbers_counter_ka_read_as_the_kanji_for_strength_is_put_back(read: str, meant: str) -> None:
+    assert counter_ka(read) == meant
+
+
+def test_the_manga_samples_three_months_are_said_as_months(ocr: RapidOcrEngine) -> None:
+    """p. 9 of the bundled sample: the recogniser reads the caption's 3ヵ月 as 3力月, which a Japanese voice says
+    "san chikara tsuki"."""
+    image = blackjack_sample_pages()[1]
+    reading = read_page(image, page_for(image), config=VisionConfig(), manga_hint=True, ocr=ocr)
+    caption = [t.text for t in reading.texts if "卒業から" in t.text]
+    assert len(caption) == 1 and "3ヵ月" in caption[0], [t.text for t in reading.texts]
+    assert not any("力月" in t.text for t in reading.texts)

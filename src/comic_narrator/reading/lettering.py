@@ -71,6 +71,17 @@ def latin_lookalikes(text: str) -> str:
     return text.translate(_HOMOGLYPHS)
 
 
+# A counter's カ after a number (3カ月, 三カ国) is the kanji 力 ("strength") to the recogniser, the two being drawn
+# alike; said as written, "3力月" is "san chikara tsuki" (pyopenjtalk) where "3ヵ月" is "san kagetsu".
+_COUNTER_KA = re.compile(r"(?<=[0-9０-９一二三四五六七八九十百何数])力(?=[月所国条])")
+
+
+def counter_ka(text: str) -> str:
+    """Japanese lettering with a number's counter ヵ (3ヵ月, 三ヵ国, 5ヵ所) put back where the recogniser read the
+    look-alike kanji 力; 力 anywhere else (努力, 力月 with no number) stays."""
+    return _COUNTER_KA.sub("ヵ", text)
+
+
 def is_all_caps(text: str) -> bool:
     letters = [c for c in text if c.isalpha() and c.isascii()]
     if len(letters) < 2:

@@ -22,6 +22,7 @@ from comic_narrator.reading.insets import add_insets
 from comic_narrator.reading.lettering import (
     block_text,
     classify,
+    counter_ka,
     is_all_caps,
     is_sign,
     latin_lookalikes,
@@ -302,8 +303,8 @@ def _texts_in_order(
         return []
     typical_letter = page_letter_px(blocks)
     texts_raw = [block_text(b) for b in blocks]
-    if lang == "en":
-        texts_raw = [latin_lookalikes(t) for t in texts_raw]
+    # Look-alike letters the recogniser confuses, put back by the page's language.
+    texts_raw = [latin_lookalikes(t) if lang == "en" else counter_ka(t) for t in texts_raw]
     mixed_case = sum(not is_all_caps(t) for t in texts_raw if any(c.isalpha() for c in t)) > len(texts_raw) / 2
     owners = [_panel_of(b.bbox, panels) for b in blocks]
     first_panel_top = min((p[1] for p in panels), default=0)
