@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
+from PIL import Image
 
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
@@ -12,11 +16,14 @@ from comic_narrator.reading.lettering import (
     classify,
     counter_ka,
     is_all_caps,
+    japanese_forms,
     latin_lookalikes,
     sentence_case,
 )
 from comic_narrator.reading.reader import read_page
 from tests.reading.conftest import blackjack_sample_pages, page_for
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "vision"
 
 
 def _block(*texts: str) -> TextBlock:
@@ -206,3 +213,20 @@ def test_the_manga_samples_three_months_are_said_as_months(ocr: RapidOcrEngine) 
     caption = [t.text for t in reading.texts if "卒業から" in t.text]
     assert len(caption) == 1 and "3ヵ月" in caption[0], [t.text for t in reading.texts]
     assert not any("力月" in t.text for t in reading.texts)
+
+
+def test_simplified_chinese_glyphs_become_the_japanese_kanji_they_stand_for() -> None:
+    assert japanese_forms("自動車损害赔償保険") == "自動車損害賠償保険"
+    assert japanese_forms("一点单価") == "一点単価"
+    assert japanese_forms("超音波検查") == "超音波検査"
+    # Characters Japanese writes stay, even where Chinese uses them too (冲 is also a simplified 衝).
+    assert japanese_forms("衝突 冲 个 沖縄 単価 時間") == "衝突 冲 个 沖縄 単価 時間"
+
+
+def test_a_manga_page_read_with_chinese_glyphs_is_said_in_japanese(ocr: RapidOcrEngine) -> None:
+    """Black Jack p. 25: the recogniser returns 赔 for 賠 and 单 for 単, which a Japanese voice cannot say."""
+    image = np.asarray(Image.open(DATA / "blackjack-training" / "bj01_000025.jpg").convert("RGB"))
+    reading = read_page(image, page_for(image), config=VisionConfig(), manga_hint=True, ocr=ocr)
+    words = "".join(t.text for t in reading.texts)
+    assert "損害賠償保険" in words and "一点単価" in words, [t.text for t in reading.texts]
+    assert not set(words) & set("损赔单时查")

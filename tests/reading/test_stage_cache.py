@@ -51,6 +51,23 @@ def test_new_panel_weights_make_every_page_be_read_again(tmp_path: Path, monkeyp
         stage.reader_fingerprint.cache_clear()
 
 
+def test_a_new_kanji_table_makes_every_page_be_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The table of Chinese glyphs put back as Japanese kanji is data, not code: a changed table must still change
+    # the key, or a Japanese page would keep the old reading's characters.
+    from comic_narrator.reading import lettering, stage
+
+    changed = tmp_path / lettering.KANJI_TABLE.name
+    changed.write_text(lettering.KANJI_TABLE.read_text(encoding="utf-8") + "\u4e2a\t\u500b\n", encoding="utf-8")
+    stage.reader_fingerprint.cache_clear()
+    try:
+        before = stage.reader_fingerprint()
+        monkeypatch.setattr(lettering, "KANJI_TABLE", changed)
+        stage.reader_fingerprint.cache_clear()
+        assert stage.reader_fingerprint() != before
+    finally:
+        stage.reader_fingerprint.cache_clear()
+
+
 def test_a_reader_crash_on_one_page_is_a_warning_and_the_rest_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

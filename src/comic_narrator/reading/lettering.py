@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
+from pathlib import Path
 
 from comic_narrator.artifacts import TextKind
 from comic_narrator.reading.bubbles import TextBlock, is_cjk
@@ -80,6 +82,21 @@ def counter_ka(text: str) -> str:
     """Japanese lettering with a number's counter ヵ (3ヵ月, 三ヵ国, 5ヵ所) put back where the recogniser read the
     look-alike kanji 力; 力 anywhere else (努力, 力月 with no number) stays."""
     return _COUNTER_KA.sub("ヵ", text)
+
+
+KANJI_TABLE = Path(__file__).resolve().parents[1] / "assets" / "kanji" / "simplified_to_japanese.tsv"
+
+
+@functools.cache
+def _japanese_forms() -> dict[int, str]:
+    pairs = (line.split("\t") for line in KANJI_TABLE.read_text(encoding="utf-8").splitlines() if "\t" in line)
+    return {ord(simplified): kanji for simplified, kanji in pairs}
+
+
+def japanese_forms(text: str) -> str:
+    """Japanese lettering with each simplified Chinese glyph the recogniser returned (损, 单, 时: characters Japanese
+    never writes) put back as the Japanese kanji it stands for (損, 単, 時); see assets/kanji/NOTICE.md."""
+    return text.translate(_japanese_forms())
 
 
 def is_all_caps(text: str) -> bool:

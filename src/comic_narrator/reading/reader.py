@@ -25,6 +25,7 @@ from comic_narrator.reading.lettering import (
     counter_ka,
     is_all_caps,
     is_sign,
+    japanese_forms,
     latin_lookalikes,
     lettered_vertically,
     page_letter_px,
@@ -304,7 +305,7 @@ def _texts_in_order(
     typical_letter = page_letter_px(blocks)
     texts_raw = [block_text(b) for b in blocks]
     # Look-alike letters the recogniser confuses, put back by the page's language.
-    texts_raw = [latin_lookalikes(t) if lang == "en" else counter_ka(t) for t in texts_raw]
+    texts_raw = [latin_lookalikes(t) if lang == "en" else counter_ka(japanese_forms(t)) for t in texts_raw]
     mixed_case = sum(not is_all_caps(t) for t in texts_raw if any(c.isalpha() for c in t)) > len(texts_raw) / 2
     owners = [_panel_of(b.bbox, panels) for b in blocks]
     first_panel_top = min((p[1] for p in panels), default=0)

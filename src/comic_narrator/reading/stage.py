@@ -45,10 +45,11 @@ def reader_fingerprint() -> str:
     """Hash of the reader's own source, so a changed reader re-reads pages instead of trusting old readings."""
     import comic_narrator.backends.rapidocr_engine as engine
     import comic_narrator.reading as vision
+    from comic_narrator.reading.lettering import KANJI_TABLE
     from comic_narrator.reading.panel_model import model_path
     from comic_narrator.workdir import file_sha256
 
-    files = [*sorted(Path(vision.__file__).parent.glob("*.py")), Path(engine.__file__)]
+    files = [*sorted(Path(vision.__file__).parent.glob("*.py")), Path(engine.__file__), KANJI_TABLE]
     model = model_path()
     weights = file_sha256(model) if model is not None else "no panel model"
     return text_sha256(weights, *(f.read_text(encoding="utf-8") for f in files))
