@@ -30,6 +30,8 @@ from comic_narrator.voice.numbers_en import number_to_words, numbers_to_words, o
         ("Wait -- what?", "Wait, what?"),
         ("Wait\u2014what?", "Wait, what?"),
         ("So... tired", "So… tired"),
+        ("HE'S A FRIEND OF MINE ... BESIDES, HE'S DUMB!", "He's a friend of mine… Besides, he's dumb!"),
+        ("... but?", "but?"),
         ("Really?!?", "Really?"),
         ("I have 3 cats and 1,200 dollars.", "I have three cats and one thousand two hundred dollars."),
         ("Back in 1987.", "Back in nineteen eighty-seven."),

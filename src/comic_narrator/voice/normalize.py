@@ -126,6 +126,9 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     text = _WORD.sub(lambda m: _fix_word(m.group(0), kind), text)
     text = _PUNCT_RUN.sub(_one_mark, text)
     text = re.sub(r"…+", "…", text)
+    # A pause set apart by spaces ("A FRIEND OF MINE ... BESIDES") stays after its word; only a line's leading
+    # pause or a stray comma goes.
+    text = re.sub(r"(?<=\w)\s+…", "…", text)
     text = re.sub(r"(^|\s)[,…]\s*", r"\1", text).strip()
     text = re.sub(r"\s+([,.!?…])", r"\1", text)
     if kind == "sound":
