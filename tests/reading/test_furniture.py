@@ -144,6 +144,16 @@ def test_closing_credits_page_is_kept_but_not_narrated(ocr: RapidOcrEngine) -> N
     assert not any(name in spoken for name in names)
 
 
+def test_an_episodes_credit_line_in_its_last_panel_is_furniture(ocr: RapidOcrEngine) -> None:
+    """Pepper&Carrot ep. 11's last page: the date, artist and translator lettered over the last picture, inside the
+    panel, where a credit said outside the panels would already be furniture."""
+    reading = _read(load_rgb(DATA / "peppercarrot-training" / "E11P06-lettered.jpg"), ocr)
+    credit = [t for t in reading.texts if "Scenario" in t.text]
+    assert len(credit) == 1 and credit[0].kind == "furniture" and credit[0].speaker is None
+    spoken = _script_text(reading, "en")
+    assert "Revoy" not in spoken and "Gryson" not in spoken and "work ahead of us" in spoken
+
+
 def _block(text: str, box: tuple[int, int, int, int], *, balloon: bool = False, letter_px: float = 20.0) -> TextBlock:
     line = TextLine(bbox=box, text=text, score=0.95, vertical=False, angle_deg=0.0, letter_px=letter_px)
     bubble = BubbleShape(bbox=box, area_px2=box[2] * box[3], solidity=0.98, rectangularity=0.8, tail_xy=None)
@@ -166,6 +176,13 @@ _PANELS = [(50, 50, 900, 600), (50, 700, 900, 600)]
         ("Go to www.example.com, quick!", (300, 300, 300, 40), True, None),  # said in a balloon: spoken
         ("He lost his licence, and the inn its patrons.", (300, 300, 400, 20), False, None),  # narration
         ("Art by David Revoy", (300, 662, 300, 20), False, "credit"),
+        # An episode's last panel signed over the art: two roles, or one after the month it opens with.
+        ("09/2015 - Art & Scenario: David Revoy - Translation: Alex Gryson", (300, 1200, 500, 20), False, "credit"),
+        ("Artwork and story by David Revoy - Translation by Alex Gryson", (300, 1200, 500, 20), False, "credit"),
+        ("03/2016 - Art & Scenario : David Revoy", (300, 1200, 400, 20), False, "credit"),
+        ("May 1952. The letter, written by his mother, arrived.", (300, 300, 400, 20), False, None),  # narration
+        ("The story by the fire: a tale of old.", (300, 300, 400, 20), False, None),
+        ("Art & Scenario: David Revoy - Translation: Alex Gryson", (300, 300, 400, 40), True, None),  # said
         ("漫画 on Web", (5, 1340, 110, 40), False, "watermark"),
         ("Meanwhile, at the castle...", (300, 662, 300, 30), False, None),  # a caption between panels
         ("Chapter 3", (300, 5, 200, 30), False, "margin"),  # a running head in the top band

@@ -42,6 +42,20 @@ _CREDIT = re.compile(
     r"(?:^|\s)(?:作|画|著|文)\s*[:：/／]",
     re.IGNORECASE,
 )
+# Who made it, as an episode's last panel signs it over the art: "09/2015 - Art & Scenario: David Revoy -
+# Translation: Alex Gryson", "Artwork and story by ... - Translation by ...". Inside a panel a narration may say
+# "written by" once; a credit line names two roles, or one after the date it opens with.
+_CREDIT_ROLE = re.compile(
+    r"\b(?:art(?:work)?|story|scenario|script(?:\s+doctor)?|written|drawn|pencils?|inks?|colou?rs?|lettering|"
+    r"translation|corrections?|proofreading|dialog(?:ue)?|contributions?|created)(?:\s*(?:&|and)\s*[a-z]+)?\s*"
+    r"(?:by\b|:)",
+    re.IGNORECASE,
+)
+_CREDIT_DATE = re.compile(
+    r"^\W*(?:(?:0?[1-9]|1[0-2])/|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+)(?:19|20)\d\d\s*[-–—]",
+    re.IGNORECASE,
+)
+"""The month it was drawn, opening the line before a dash: "09/2015 -", "July 2015 -"."""
 _MARGIN_FRAC = 0.05
 """The outer band of the page (share of its height or width) where running heads, folios and marks sit."""
 
@@ -88,6 +102,8 @@ def furniture_reason(
         return "watermark"
     if _NOTICE.search(text):
         return "notice"
+    if block.bubble is None and len(_CREDIT_ROLE.findall(text)) + bool(_CREDIT_DATE.search(text)) >= 2:
+        return "credit"
     if not outside:
         return None
     if _PAGE_NUMBER.match(text):
