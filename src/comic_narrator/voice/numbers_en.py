@@ -40,6 +40,16 @@ _TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
 _MONEY = re.compile(r"([$£€¥])\s?(\d[\d,]*(?:\.\d{1,2})?)")
 _PERCENT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?%")
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
+"""50 000: thousands set apart by a space, as French and many translations print them."""
+_DECADE = re.compile(r"(?<![\w'])'?(\d{0,2}\d0)'?s\b")
+"""The 1980s, the '80s, the 20s: a decade (or a century, 1900s) said as a plural."""
+_UNIT = re.compile(r"(?<=\d)(ft|km|kg|cm|mm|lbs?|mph|am|pm|x|k)\b", re.IGNORECASE)
+UNITS = {
+    "ft": "feet", "km": "kilometres", "kg": "kilos", "cm": "centimetres", "mm": "millimetres", "lb": "pounds",
+    "lbs": "pounds", "mph": "miles an hour", "am": "a m", "pm": "p m", "x": "times", "k": "thousand",
+}  # fmt: skip
+"""A unit or a clock's half of the day written against its number (5ft, 9am, 10x): said as words."""
 
 
 def number_to_words(value: int) -> str:
@@ -114,10 +124,31 @@ def _money(match: re.Match[str]) -> str:
     return words + " " + (number_to_words(hundredths) if symbol == "£" and hundredths >= 10 else small)
 
 
+def _decade(match: re.Match[str]) -> str:
+    digits = match.group(1)
+    if len(digits) == 4 and digits.endswith("00"):
+        if digits[:2] in ("10", "20"):  # 1000s of people, the 2000s
+            return "thousands" if digits == "1000" else number_to_words(int(digits)) + "s"
+        return number_to_words(int(digits[:2])) + " hundreds"  # the 1900s: the nineteen hundreds
+    words = _cardinal(digits[-2:] if match.group(0).startswith("'") else digits)
+    return words[:-1] + "ies" if words.endswith("y") else words + "s"
+
+
+def _apart(text: str, match: re.Match[str], words: str) -> str:
+    """``words`` in place of the digits, set apart from letters the digits were written against (7godmothers,
+    MP3, R2D2): glued on, the voice says one made-up word."""
+    before = match.start() > 0 and text[match.start() - 1].isalpha()
+    after = match.end() < len(text) and text[match.end()].isalpha()
+    return (" " if before else "") + words + (" " if after else "")
+
+
 def numbers_to_words(text: str) -> str:
     """Every digit sequence in ``text`` said the way a reader would say it."""
     text = _MONEY.sub(_money, text)
     text = _PERCENT.sub(lambda m: _cardinal(m.group(1)) + " percent", text)
     text = _TIME.sub(_time, text)
     text = _ORDINAL.sub(lambda m: ordinal_words(int(m.group(1))), text)
-    return _NUMBER.sub(lambda m: _cardinal(m.group(0)), text)
+    text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text)
+    text = _DECADE.sub(_decade, text)
+    text = _UNIT.sub(lambda m: " " + UNITS[m.group(1).lower()], text)
+    return _NUMBER.sub(lambda m: _apart(m.string, m, _cardinal(m.group(0))), text)
