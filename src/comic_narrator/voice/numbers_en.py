@@ -130,7 +130,7 @@ def _decade(match: re.Match[str]) -> str:
         if digits[:2] in ("10", "20"):  # 1000s of people, the 2000s
             return "thousands" if digits == "1000" else number_to_words(int(digits)) + "s"
         return number_to_words(int(digits[:2])) + " hundreds"  # the 1900s: the nineteen hundreds
-    words = _cardinal(digits[-2:] if match.group(0).startswith("'") else digits)
+    words = _cardinal(digits)
     return words[:-1] + "ies" if words.endswith("y") else words + "s"
 
 
