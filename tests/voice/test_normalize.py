@@ -39,6 +39,7 @@ from comic_narrator.voice.numbers_en import number_to_words, numbers_to_words, o
         # Digits written against letters are said apart from them, not as one made-up word.
         ("7godmothers..", "seven godmothers…"),
         ("The MP3 player", "The MP three player"),
+        ("R2 beeps", "R two beeps"),
         ("3D glasses", "three D glasses"),
         ("A 50 000Ko grand prize", "A fifty thousand Ko grand prize"),  # thousands set apart by a space
         ("5 000 000 people", "five million people"),
