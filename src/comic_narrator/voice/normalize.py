@@ -115,6 +115,10 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     text = "".join(ch for ch in text if unicodedata.category(ch) != "So")  # emoji, hearts, music notes
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)", "", text)  # hyphenated line breaks in balloons
+    # A footnote's mark (demons*, "* See episode 8") or asterisks around an action (*sigh*) are not said: the voice
+    # read them "asterisk". "#1" is "number one".
+    text = text.replace("*", " ")
+    text = re.sub(r"#\s?(?=\d)", "number ", text)
     text = re.sub(r"\s+", " ", text).strip()
     text = _decase(text)
     text = re.sub(r"[\u2026]|\.{2,}", "…", text)
