@@ -44,6 +44,8 @@ from comic_narrator.voice.numbers_en import number_to_words, numbers_to_words, o
         ("* See Episode 8: Pepper's Birthday Party", "See Episode eight: Pepper's Birthday Party"),
         ("*sigh* Fine.", "sigh Fine."),
         ("You're my #1 fan!", "You're my number one fan!"),
+        ("Ta~daa~~a!", "tadaa!"),  # a tilde is not said "tilde"
+        ("Hello~", "Hello"),
         ("3D glasses", "three D glasses"),
         ("A 50 000Ko grand prize", "A fifty thousand Ko grand prize"),  # thousands set apart by a space
         ("5 000 000 people", "five million people"),

@@ -118,6 +118,8 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     # A footnote's mark (demons*, "* See episode 8") or asterisks around an action (*sigh*) are not said: the voice
     # read them "asterisk". "#1" is "number one".
     text = text.replace("*", " ")
+    # A tilde stretches or sings a word (Ta~daa~~a!, Hello~): the voice read it "tilde". The word is said joined.
+    text = re.sub(r"[~〜]+", "", text)
     text = re.sub(r"#\s?(?=\d)", "number ", text)
     text = re.sub(r"\s+", " ", text).strip()
     text = _decase(text)
