@@ -110,6 +110,32 @@ def _decase(text: str) -> str:
     return re.sub(r"\bi\b", "I", result)
 
 
+TITLES_EN = {
+    "mr": "Mister", "mrs": "Missus", "ms": "Miz", "dr": "Doctor", "prof": "Professor", "capt": "Captain",
+    "sgt": "Sergeant", "lt": "Lieutenant", "col": "Colonel", "gen": "General", "gov": "Governor", "rev": "Reverend",
+    "st": "Saint", "mt": "Mount", "jr": "Junior", "sr": "Senior",
+}  # fmt: skip
+"""Abbreviations said as words: the phonemiser expands Mr. to mister but keeps its full stop, which the voice says
+as a sentence's end ("Mister. Smith")."""
+_TITLE = re.compile(r"\b((?i:" + "|".join(TITLES_EN) + r"))\.(?=\s+[A-Z])")
+"""A title before a name (the name's capital: "Baker St. is", "the dr. tomorrow" stay as they are)."""
+_JUNIOR = re.compile(r"(?<=[A-Za-z],\s)(jr|sr)\.|(?<=[A-Za-z]\s)(jr|sr)\.", re.IGNORECASE)
+_ABBREVIATIONS = (
+    (re.compile(r"\bvs\.?(?=\s)", re.IGNORECASE), "versus"),
+    (re.compile(r"\bno\.(?=\s*\d)", re.IGNORECASE), "number"),
+    (re.compile(r"\bvol\.(?=\s*\d)", re.IGNORECASE), "volume"),
+    (re.compile(r"\bch\.(?=\s*\d)", re.IGNORECASE), "chapter"),
+)
+
+
+def _expand_abbreviations(text: str) -> str:
+    text = _TITLE.sub(lambda m: TITLES_EN[m.group(1).lower()], text)
+    text = _JUNIOR.sub(lambda m: TITLES_EN[(m.group(1) or m.group(2)).lower()], text)
+    for pattern, words in _ABBREVIATIONS:
+        text = pattern.sub(words, text)
+    return text
+
+
 def _normalize_en(text: str, kind: TextKind) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = "".join(ch for ch in text if unicodedata.category(ch) != "So")  # emoji, hearts, music notes
@@ -123,6 +149,7 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     text = re.sub(r"#\s?(?=\d)", "number ", text)
     text = re.sub(r"\s+", " ", text).strip()
     text = _decase(text)
+    text = _expand_abbreviations(text)
     text = re.sub(r"[\u2026]|\.{2,}", "…", text)
     text = re.sub(r"\s*[\u2014\u2013]+\s*|\s+-{1,2}\s+|-{2,}", ", ", text)
     # Stutters: "W-w-what" -> "W... what" reads as a stammer rather than a spelled letter.

@@ -44,12 +44,14 @@ _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
 """50 000: thousands set apart by a space, as French and many translations print them."""
 _DECADE = re.compile(r"(?<![\w'])'?(\d{0,2}\d0)'?s\b")
 """The 1980s, the '80s, the 20s: a decade (or a century, 1900s) said as a plural."""
-_UNIT = re.compile(r"(?<=\d)(ft|km|kg|cm|mm|lbs?|mph|am|pm|x|k)\b", re.IGNORECASE)
+_UNIT = re.compile(r"(?<=\d)(ft|km|kg|cm|mm|lbs?|mph|x|k)\b", re.IGNORECASE)
 UNITS = {
     "ft": "feet", "km": "kilometres", "kg": "kilos", "cm": "centimetres", "mm": "millimetres", "lb": "pounds",
-    "lbs": "pounds", "mph": "miles an hour", "am": "a m", "pm": "p m", "x": "times", "k": "thousand",
+    "lbs": "pounds", "mph": "miles an hour", "x": "times", "k": "thousand",
 }  # fmt: skip
-"""A unit or a clock's half of the day written against its number (5ft, 9am, 10x): said as words."""
+"""A unit written against its number (5ft, 10x): said as words."""
+_HALF_DAY = re.compile(r"(?<=\d)\s*([ap])(?:\.\s?m\.|\s?m\b)", re.IGNORECASE)
+"""9am, 2:00 AM, 10:30 p.m.: said "a m" and "p m" (AM alone is the word am, a.m. a sentence's end)."""
 
 
 def number_to_words(value: int) -> str:
@@ -144,6 +146,7 @@ def _apart(text: str, match: re.Match[str], words: str) -> str:
 
 def numbers_to_words(text: str) -> str:
     """Every digit sequence in ``text`` said the way a reader would say it."""
+    text = _HALF_DAY.sub(lambda m: f" {m.group(1).lower()} m", text)
     text = _MONEY.sub(_money, text)
     text = _PERCENT.sub(lambda m: _cardinal(m.group(1)) + " percent", text)
     text = _TIME.sub(_time, text)
