@@ -64,6 +64,7 @@ from comic_narrator.voice.numbers_en import number_to_words, numbers_to_words, o
         ("HELLO MR. BEAR! Ask Dr. Ushida.", "Hello Mister Bear! Ask Doctor Ushida."),
         ("Baker St. is near, see the dr. tomorrow", "Baker St. is near, see the dr. tomorrow"),
         ("Martin Luther King Jr. said it to Mrs. Parks", "Martin Luther King Junior said it to Missus Parks"),
+        ("John Smith, Jr. said", "John Smith, Junior said"),
         ("It's No. 5 vs. No. 6", "It's number five versus number six"),
         ("Are you DOING this on TV?", "Are you doing this on TV?"),
         ("...", ""),

@@ -119,7 +119,7 @@ TITLES_EN = {
 as a sentence's end ("Mister. Smith")."""
 _TITLE = re.compile(r"\b((?i:" + "|".join(TITLES_EN) + r"))\.(?=\s+[A-Z])")
 """A title before a name (the name's capital: "Baker St. is", "the dr. tomorrow" stay as they are)."""
-_JUNIOR = re.compile(r"(?<=[A-Za-z],\s)(jr|sr)\.|(?<=[A-Za-z]\s)(jr|sr)\.", re.IGNORECASE)
+_JUNIOR = re.compile(r"(?<=[A-Za-z])(,?\s)(jr|sr)\.", re.IGNORECASE)
 _ABBREVIATIONS = (
     (re.compile(r"\bvs\.?(?=\s)", re.IGNORECASE), "versus"),
     (re.compile(r"\bno\.(?=\s*\d)", re.IGNORECASE), "number"),
@@ -130,7 +130,7 @@ _ABBREVIATIONS = (
 
 def _expand_abbreviations(text: str) -> str:
     text = _TITLE.sub(lambda m: TITLES_EN[m.group(1).lower()], text)
-    text = _JUNIOR.sub(lambda m: TITLES_EN[(m.group(1) or m.group(2)).lower()], text)
+    text = _JUNIOR.sub(lambda m: m.group(1) + TITLES_EN[m.group(2).lower()], text)
     for pattern, words in _ABBREVIATIONS:
         text = pattern.sub(words, text)
     return text
