@@ -142,11 +142,11 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     text = re.sub(r"(?<=\w)-\s*\n\s*(?=\w)", "", text)  # hyphenated line breaks in balloons
     # A footnote's mark (demons*, "* See episode 8") or asterisks around an action (*sigh*) are not said: the voice
-    # read them "asterisk". "#1" is "number one".
+    # read them "asterisk".
     text = text.replace("*", " ")
     # A tilde stretches or sings a word (Ta~daa~~a!, Hello~): the voice read it "tilde". The word is said joined.
     text = re.sub(r"[~〜]+", "", text)
-    text = re.sub(r"#\s?(?=\d)", "number ", text)
+    text = re.sub(r"#\s?(?=\d)", "number ", text)  # #1: number one
     text = re.sub(r"\s+", " ", text).strip()
     text = _decase(text)
     text = _expand_abbreviations(text)

@@ -136,9 +136,10 @@ def _decade(match: re.Match[str]) -> str:
     return words[:-1] + "ies" if words.endswith("y") else words + "s"
 
 
-def _apart(text: str, match: re.Match[str], words: str) -> str:
+def _apart(match: re.Match[str], words: str) -> str:
     """``words`` in place of the digits, set apart from letters the digits were written against (7godmothers,
     MP3, R2D2): glued on, the voice says one made-up word."""
+    text = match.string
     before = match.start() > 0 and text[match.start() - 1].isalpha()
     after = match.end() < len(text) and text[match.end()].isalpha()
     return (" " if before else "") + words + (" " if after else "")
@@ -154,4 +155,4 @@ def numbers_to_words(text: str) -> str:
     text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _DECADE.sub(_decade, text)
     text = _UNIT.sub(lambda m: " " + UNITS[m.group(1).lower()], text)
-    return _NUMBER.sub(lambda m: _apart(m.string, m, _cardinal(m.group(0))), text)
+    return _NUMBER.sub(lambda m: _apart(m, _cardinal(m.group(0))), text)
