@@ -27,6 +27,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import cv2
+import numpy as np
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -40,12 +42,7 @@ Point = tuple[float, float]
 
 
 def _inside(point: Point, polygon: list[Point]) -> bool:
-    x, y = point
-    crossed = False
-    for (x1, y1), (x2, y2) in zip(polygon, polygon[1:] + polygon[:1], strict=True):
-        if (y1 > y) != (y2 > y) and x < (x2 - x1) * (y - y1) / (y2 - y1) + x1:
-            crossed = not crossed
-    return crossed
+    return cv2.pointPolygonTest(np.asarray(polygon, dtype=np.float32), point, False) > 0
 
 
 def japanese_words(svg_path: Path, width_px: int) -> tuple[list[tuple[Point, str]], list[list[Point]]]:
