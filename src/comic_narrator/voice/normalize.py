@@ -7,6 +7,7 @@ import unicodedata
 from typing import Literal
 
 from comic_narrator.artifacts import TextKind
+from comic_narrator.voice.japanese_readings import respell_japanese
 from comic_narrator.voice.numbers_en import numbers_to_words
 
 INTERJECTIONS_EN: dict[str, str] = {
@@ -182,7 +183,7 @@ def _normalize_ja(text: str, kind: TextKind) -> str:
     text = re.sub(r"^[、…]+", "", text)
     if not any(unicodedata.category(ch)[0] in "LN" for ch in text):
         return ""
-    return text
+    return respell_japanese(text)
 
 
 def normalize_for_speech(text: str, lang: Literal["en", "ja"], kind: TextKind) -> str:
