@@ -27,6 +27,15 @@ from comic_narrator.voice.numbers_en import number_to_words, numbers_to_words, o
         ("NOOOOO!", "noo!"),
         ("W-w-what?", "W… w… what?"),
         ("I-I don't know", "I… I don't know"),
+        ("Wh-wh-what?", "Wh… wh… what?"),
+        # a laugh or a word said twice is one breath, not a stammer: the voice paused between every "ha"
+        ("HA-HA-HA!", "Ha ha ha!"),
+        ("Tee-hee-hee!", "Tee-hee hee!"),
+        ("Heh-heh. Bye-bye!", "Heh heh. Bye bye!"),
+        ("ha-ha-hard", "ha… ha… hard"),
+        # a comma set apart by a space stays after its word (the voice ran the two clauses together)
+        ("Listen, you're a witch , start acting like one!", "Listen, you're a witch, start acting like one!"),
+        ("So ,, what? , well", "So, what? well"),
         ("Wait -- what?", "Wait, what?"),
         ("Wait\u2014what?", "Wait, what?"),
         ("So... tired", "So… tired"),

@@ -60,6 +60,7 @@ _CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
 ACRONYMS = frozenset({"OK", "TV", "FBI", "CIA", "USA", "UK", "NASA", "DNA", "ID", "AI", "UFO", "DJ", "CEO"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _STUTTER = re.compile(r"\b([A-Za-z]{1,3})-(?=\1)", re.IGNORECASE)
+_REDUPLICATION = re.compile(r"\b([A-Za-z]{2,3})(?:-\1)+(?![-\w])", re.IGNORECASE)
 _LETTER_RUN = re.compile(r"([A-Za-z])\1{2,}")
 _ANY_RUN = re.compile(r"([a-z])\1+")
 _VOWEL = re.compile(r"[aeiouy]")
@@ -153,6 +154,9 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     text = _expand_abbreviations(text)
     text = re.sub(r"[\u2026]|\.{2,}", "…", text)
     text = re.sub(r"\s*[\u2014\u2013]+\s*|\s+-{1,2}\s+|-{2,}", ", ", text)
+    # A laugh or a word said twice (Ha-ha-ha, tee-hee-hee, bye-bye) is said in one breath; only a start that
+    # breaks off into its word (W-w-what, Wh-what, I-I) is a stammer.
+    text = _REDUPLICATION.sub(lambda m: m.group(0).replace("-", " "), text)
     # Stutters: "W-w-what" -> "W... what" reads as a stammer rather than a spelled letter.
     while _STUTTER.search(text):
         text = _STUTTER.sub(lambda m: m.group(1) + "… ", text)
@@ -160,9 +164,11 @@ def _normalize_en(text: str, kind: TextKind) -> str:
     text = _WORD.sub(lambda m: _fix_word(m.group(0), kind), text)
     text = _PUNCT_RUN.sub(_one_mark, text)
     text = re.sub(r"…+", "…", text)
-    # A pause set apart by spaces ("A FRIEND OF MINE ... BESIDES") stays after its word; only a line's leading
-    # pause or a stray comma goes.
-    text = re.sub(r"(?<=\w)\s+…", "…", text)
+    # A pause set apart by spaces ("A FRIEND OF MINE ... BESIDES") stays after its word, and so does a comma
+    # (a witch , start: it was dropped, and the voice ran the two clauses together); only a line's leading pause
+    # or comma, or one after other marks, goes.
+    text = re.sub(r"(?<=\w)\s+([…,])", r"\1", text)
+    text = re.sub(r",(?:\s*,)+", ",", text)
     text = re.sub(r"(^|\s)[,…]\s*", r"\1", text).strip()
     text = re.sub(r"\s+([,.!?…])", r"\1", text)
     if kind == "sound":
