@@ -45,6 +45,14 @@ from comic_narrator.voice.numbers_en import number_to_words, numbers_to_words, o
         ("I have 3 cats and 1,200 dollars.", "I have three cats and one thousand two hundred dollars."),
         ("Back in 1987.", "Back in nineteen eighty-seven."),
         ("It costs 2.5 coins", "It costs two point five coins"),
+        # a comma after a number is a pause, not part of the number (the voice ran "1944, we" together)
+        ("IN 1944, WE LANDED", "In nineteen forty-four, we landed"),
+        ("It costs $5, not 50%, sir.", "It costs five dollars, not fifty percent, sir."),
+        # a day after its month is an ordinal, as a reader says a date (the Dingbat Family's masthead)
+        ("Tuesday. December 14. 1915", "Tuesday. December fourteenth. nineteen fifteen"),
+        ("ON JUNE 5, 1944", "On june fifth, nineteen forty-four"),
+        ("Sept. 3!", "Sept. third!"),
+        ("We march 20 miles", "We march twenty miles"),
         # Digits written against letters are said apart from them, not as one made-up word.
         ("7godmothers..", "seven godmothers…"),
         ("The MP3 player", "The MP three player"),

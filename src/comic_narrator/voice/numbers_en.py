@@ -37,9 +37,11 @@ SUBUNITS = {"$": ("cent", "cents"), "£": ("penny", "pence"), "€": ("cent", "c
 
 _ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
-_MONEY = re.compile(r"([$£€¥])\s?(\d[\d,]*(?:\.\d{1,2})?)")
-_PERCENT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?%")
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_DIGITS = r"\d+(?:,\d{3})*(?!\d)"
+"""1944 or 1,200: a comma inside a number only before three digits, so one after it (In 1944, we) stays a pause."""
+_MONEY = re.compile(rf"([$£€¥])\s?({_DIGITS}(?:\.\d{{1,2}})?)")
+_PERCENT = re.compile(rf"({_DIGITS}(?:\.\d+)?)\s?%")
+_NUMBER = re.compile(rf"{_DIGITS}(?:\.\d+)?")
 _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
 """50 000: thousands set apart by a space, as French and many translations print them."""
 _DECADE = re.compile(r"(?<![\w'])'?(\d{0,2}\d0)'?s\b")
@@ -50,6 +52,12 @@ UNITS = {
     "lbs": "pounds", "mph": "miles an hour", "x": "times", "k": "thousand",
 }  # fmt: skip
 """A unit written against its number (5ft, 10x): said as words."""
+_DATE = re.compile(
+    r"\b((?i:january|february|march|april|may|june|july|august|september|october|november|december)"
+    r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)\s+([1-9]|[12]\d|3[01])(?=\s*(?:[,.!?;:]|$|\d{4}\b))"
+)
+"""December 14, June 5, 1944, Sept. 3: a day after its month is an ordinal (a month before a number that a word
+follows is left alone: the troops march 20 miles)."""
 _HALF_DAY = re.compile(r"(?<=\d)\s*([ap])(?:\.\s?m\.|\s?m\b)", re.IGNORECASE)
 """9am, 2:00 AM, 10:30 p.m.: said "a m" and "p m" (AM alone is the word am, a.m. a sentence's end)."""
 
@@ -152,6 +160,7 @@ def numbers_to_words(text: str) -> str:
     text = _PERCENT.sub(lambda m: _cardinal(m.group(1)) + " percent", text)
     text = _TIME.sub(_time, text)
     text = _ORDINAL.sub(lambda m: ordinal_words(int(m.group(1))), text)
+    text = _DATE.sub(lambda m: f"{m.group(1)} {ordinal_words(int(m.group(2)))}", text)
     text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _DECADE.sub(_decade, text)
     text = _UNIT.sub(lambda m: " " + UNITS[m.group(1).lower()], text)
