@@ -19,6 +19,10 @@ _PANEL_INSET_PX = 2
 _PAGE_EDGE_PX = 2 * _PANEL_INSET_PX
 """A light region this close to the page's edge reaches it: a bleed panel's box may sit a pixel or two in."""
 _ALONG_EDGE_SHARE = 0.9
+_BROKEN_OUT_AREA = 12.0
+"""A balloon breaking its frame is at most this many times the area of one of its lines (a line of a four-line
+balloon fills about a sixth of it with the margins); the gutter's paper is far more."""
+_BROKEN_OUT_SOLIDITY = 0.7
 """Share of a region's side that lies on the page's edge when the region is paper running off the page."""
 
 
@@ -132,12 +136,35 @@ def group_lines(
     light, labels, stats = panel_light_regions(gray, paper_luma, panels)
     page_area = float(height_px * width_px)
     owner: list[int] = []
+    whole_page: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
+    broken_out: dict[int, int] = {}  # owner label (negative) -> the whole page's region label
     for line in lines:
         cx, cy = line.bbox[0] + line.bbox[2] // 2, line.bbox[1] + line.bbox[3] // 2
         holders = [p[2] * p[3] for p in panels if p[0] <= cx < p[0] + p[2] and p[1] <= cy < p[1] + p[3]]
         # The panel's own background (white manga panels) is not a balloon.
         max_area = min([0.2 * page_area, *(0.45 * a for a in holders)])
-        owner.append(_enclosing_component(line.bbox, labels, stats, max_area, width_px, height_px))
+        label = _enclosing_component(line.bbox, labels, stats, max_area, width_px, height_px)
+        if label == 0:
+            # A balloon that breaks its frame is cut by the panel's box, and the lines that cross the frame are
+            # in no region there; on the whole page its own outline still closes it.
+            if whole_page is None:
+                _n, page_labels, page_stats, _c = cv2.connectedComponentsWithStats(light, connectivity=4)
+                whole_page = (np.asarray(page_labels, dtype=np.int32), np.asarray(page_stats, dtype=np.int32))
+            found = _broken_out_balloon(line.bbox, *whole_page, max_area, width_px, height_px)
+            if found:
+                label = -found
+                broken_out[label] = found
+        owner.append(label)
+    if whole_page is not None and broken_out:
+        # The balloon's other lines, inside the frame, are in its region cut by the panel's box: one balloon.
+        for i, line in enumerate(lines):
+            if owner[i] > 0:
+                x, y, w, h = line.bbox
+                values = whole_page[0][y : y + h, x : x + w]
+                values = values[values > 0]
+                region = -int(np.bincount(values).argmax()) if values.size else 0
+                if region in broken_out:
+                    owner[i] = region
     parent = list(range(len(lines)))
 
     def find(i: int) -> int:
@@ -148,10 +175,10 @@ def group_lines(
 
     for i in range(len(lines)):
         for j in range(i + 1, len(lines)):
-            if owner[i] > 0 and owner[i] == owner[j]:
+            if owner[i] != 0 and owner[i] == owner[j]:
                 if _same_flow(lines[i], lines[j], loose=True):
                     parent[find(i)] = find(j)
-            elif owner[i] <= 0 and owner[j] <= 0 and _same_flow(lines[i], lines[j], loose=False):
+            elif owner[i] == 0 and owner[j] == 0 and _same_flow(lines[i], lines[j], loose=False):
                 parent[find(i)] = find(j)
     groups: dict[int, list[int]] = {}
     for i in range(len(lines)):
@@ -161,7 +188,11 @@ def group_lines(
         members_lines = [lines[i] for i in members]
         ordered = _order_lines(members_lines)
         label = owner[members[0]]
-        bubble = bubble_shape(labels, stats, label) if label > 0 else None
+        bubble = None
+        if label > 0:
+            bubble = bubble_shape(labels, stats, label)
+        elif label < 0 and whole_page is not None:
+            bubble = bubble_shape(*whole_page, broken_out[label])
         bbox = union_box(ln.bbox for ln in ordered)
         if bubble is not None and (bubble.area_px2 > 5 * max(1, bbox[2] * bbox[3]) or bubble.body_solidity < 0.6):
             # Lettering fills a balloon; a light region five times its size, or a ragged one, is the paper or
@@ -224,6 +255,22 @@ def _enclosing_component(
     slack = max(3, round(0.25 * min(w, h)))
     inside = cx <= x + slack and cy <= y + slack and cx + cw >= x + w - slack and cy + ch >= y + h - slack
     return label if inside else 0
+
+
+def _broken_out_balloon(
+    box: BBox,
+    labels: npt.NDArray[np.int32],
+    stats: npt.NDArray[np.int32],
+    max_area: float,
+    width_px: int,
+    height_px: int,
+) -> int:
+    """The whole page's light region around a line when it is a closed balloon (as round as a balloon's body, at
+    most five times the line's box): lettering on the gutter's paper or a sky is in no such region."""
+    label = _enclosing_component(box, labels, stats, max_area, width_px, height_px)
+    if label == 0 or int(stats[label][4]) > _BROKEN_OUT_AREA * box[2] * box[3]:
+        return 0
+    return label if bubble_shape(labels, stats, label).body_solidity >= _BROKEN_OUT_SOLIDITY else 0
 
 
 def _runs_along_page_edge(labels: npt.NDArray[np.int32], label: int, bbox: BBox, width_px: int, height_px: int) -> bool:

@@ -281,6 +281,10 @@ def open_last_row(panels: list[BBox], blocks: list[TextBlock], background: PageB
     return (left, top_px, right - left, height)
 
 
+_ACROSS_SHARE = 0.25
+"""Share of a block's box inside each of two panels when the block lies across their border."""
+
+
 def _panel_of(box: BBox, panels: list[BBox]) -> int:
     """The panel holding most of the box; among panels holding it about as well, the smallest (an inset drawn
     over a splash holds its own lettering, which lies inside the splash's box too)."""
@@ -320,6 +324,11 @@ def _texts_in_order(
         for i in outside
         if i not in before
     }
+    for i in after:
+        # A balloon across the border of two panels is said between them, after the first one's lettering.
+        across = [p for p, box in enumerate(panels) if overlap_of_smaller(blocks[i].bbox, box) >= _ACROSS_SHARE]
+        if len(across) >= 2:
+            after[i] = min(across)
     within_direction: ReadingDirection = "ltr" if direction == "ttb" else direction
     groups: list[list[int]] = [before, [i for i, p in after.items() if p < 0]]
     for p in range(len(panels)):
