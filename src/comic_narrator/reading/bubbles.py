@@ -150,7 +150,7 @@ def group_lines(
             if whole_page is None:
                 _n, page_labels, page_stats, _c = cv2.connectedComponentsWithStats(light, connectivity=4)
                 whole_page = (np.asarray(page_labels, dtype=np.int32), np.asarray(page_stats, dtype=np.int32))
-            found = _broken_out_balloon(line.bbox, *whole_page, max_area, width_px, height_px)
+            found = _enclosing_component(line.bbox, *whole_page, max_area, width_px, height_px, closed=True)
             if found:
                 label = -found
                 broken_out[label] = found
@@ -239,8 +239,14 @@ def _enclosing_component(
     max_area: float,
     width_px: int,
     height_px: int,
+    *,
+    closed: bool = False,
 ) -> int:
-    """Label of the light region around a line when that region is balloon-sized and encloses it; else 0."""
+    """Label of the light region around a line when that region is balloon-sized and encloses it; else 0.
+
+    ``closed``: the region must also be a closed balloon, at most ``_BROKEN_OUT_AREA`` times the line's box and
+    as round as a balloon's body (for the whole page's regions, where lettering on the gutter's paper or a sky
+    lies in a region too)."""
     x, y, w, h = box
     patch = labels[y : y + h, x : x + w]
     values = patch[patch > 0]
@@ -248,29 +254,15 @@ def _enclosing_component(
         return 0
     label = int(np.bincount(values).argmax())
     cx, cy, cw, ch, area = (int(v) for v in stats[label])
-    if area > max_area:
+    if area > (min(max_area, _BROKEN_OUT_AREA * w * h) if closed else max_area):
         return 0
     if _runs_along_page_edge(labels, label, (cx, cy, cw, ch), width_px, height_px):
         return 0
     slack = max(3, round(0.25 * min(w, h)))
     inside = cx <= x + slack and cy <= y + slack and cx + cw >= x + w - slack and cy + ch >= y + h - slack
+    if closed and inside:
+        inside = bubble_shape(labels, stats, label).body_solidity >= _BROKEN_OUT_SOLIDITY
     return label if inside else 0
-
-
-def _broken_out_balloon(
-    box: BBox,
-    labels: npt.NDArray[np.int32],
-    stats: npt.NDArray[np.int32],
-    max_area: float,
-    width_px: int,
-    height_px: int,
-) -> int:
-    """The whole page's light region around a line when it is a closed balloon (as round as a balloon's body, at
-    most five times the line's box): lettering on the gutter's paper or a sky is in no such region."""
-    label = _enclosing_component(box, labels, stats, max_area, width_px, height_px)
-    if label == 0 or int(stats[label][4]) > _BROKEN_OUT_AREA * box[2] * box[3]:
-        return 0
-    return label if bubble_shape(labels, stats, label).body_solidity >= _BROKEN_OUT_SOLIDITY else 0
 
 
 def _runs_along_page_edge(labels: npt.NDArray[np.int32], label: int, bbox: BBox, width_px: int, height_px: int) -> bool:
