@@ -1,5 +1,6 @@
 """Balloons that break their panel's frame, on lettered Pepper&Carrot pages: found whole on the page's paper (the
-panel's box cuts them), read as one balloon, and said between the two panels they lie across."""
+panel's box cuts them), read as one balloon, and said between the two panels they lie across; and a shout
+lettered in two sizes in one balloon."""
 
 from __future__ import annotations
 
@@ -44,3 +45,13 @@ def test_a_thought_across_two_panels_is_said_between_them(ocr: RapidOcrEngine) -
     same_age = next(i for i, t in enumerate(texts) if "same" in t)
     assert young == king + 1 and same_age > young, texts
     assert reading.texts[young].kind == "speech"
+
+
+def test_a_shout_lettered_in_two_sizes_is_one_balloon(ocr: RapidOcrEngine) -> None:
+    """Episode 18 p. 4: Pepper's burst holds "I said..." over a "STOP !!!" lettered two and a half times larger.
+    The two lines were kept apart as too different in size, and "I said..." alone was too small for the burst,
+    so it was read as a sound word."""
+    reading = read_bundled(ocr, PAGES / "E18P04-lettered.jpg")
+    said = [t for t in reading.texts if "I said" in t.text]
+    assert len(said) == 1, [t.text for t in reading.texts]
+    assert said[0].kind in ("speech", "shout") and said[0].text.lower().replace(" ", "").startswith("isaid...stop")

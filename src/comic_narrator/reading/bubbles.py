@@ -288,7 +288,7 @@ def _same_flow(a: TextLine, b: TextLine, *, loose: bool) -> bool:
     if a.vertical != b.vertical:
         return False
     size = min(a.letter_px, b.letter_px)
-    if max(a.letter_px, b.letter_px) > (2.2 if loose else 1.6) * size:
+    if max(a.letter_px, b.letter_px) > (3.0 if loose else 1.6) * size:
         return False
     gap_limit = (1.6 if loose else 0.9) * size
     ax, ay, aw, ah = a.bbox
