@@ -22,7 +22,12 @@ from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig, VoiceConfig
 from comic_narrator.ingest.images import decode_image
 from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
-from comic_narrator.reading.furniture import furniture_reason, furniture_regions, is_credits_page
+from comic_narrator.reading.furniture import (
+    _said_on_credits_page,
+    furniture_reason,
+    furniture_regions,
+    is_credits_page,
+)
 from comic_narrator.reading.geometry import overlap_of_smaller
 from comic_narrator.reading.reader import read_page
 from comic_narrator.voice.writer import write_script
@@ -152,6 +157,32 @@ def test_an_episodes_credit_line_in_its_last_panel_is_furniture(ocr: RapidOcrEng
     assert len(credit) == 1 and credit[0].kind == "furniture" and credit[0].speaker is None
     spoken = _script_text(reading, "en")
     assert "Revoy" not in spoken and "Gryson" not in spoken and "work ahead of us" in spoken
+
+
+def test_a_credits_pages_badge_and_numbers_are_not_said(ocr: RapidOcrEngine) -> None:
+    """Pepper&Carrot ep. 5's closing credits: the Creative Commons badge's "cc" sits in a closed circle, so it read
+    as a balloon, and on a credits page every balloon was narrated ("cc", and a lone "1")."""
+    reading = _read(load_rgb(DATA / "peppercarrot-training" / "E05P05-lettered.jpg"), ocr)
+    assert reading.page_kind == "credits"
+    assert _script_text(reading, "en") == ""
+    assert any(t.kind == "furniture" and "patron" in t.text for t in reading.texts)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I'm glad you like it, Carrot!", True),
+        ("Above all, don't panic, Carrot...", True),  # two commas are a sentence's
+        ("No!", False),  # (a word of two letters: on a credits page it is the badge's "cc" as well as a "No")
+        ("cc", False),
+        ("1", False),
+        # a row of patrons in a frame of its own (ep. 9's credits)
+        ("David Brennan David Kerdudo - David Tang - DecMoon - Derek Zan - Dio", False),
+        ("Ann Lee, Bo Chen, Cy Twombly, Dee Dee", False),
+    ],
+)
+def test_what_a_credits_page_says_in_a_balloon(text: str, said: bool) -> None:
+    assert _said_on_credits_page(text) is said
 
 
 def _block(text: str, box: tuple[int, int, int, int], *, balloon: bool = False, letter_px: float = 20.0) -> TextBlock:

@@ -31,6 +31,8 @@ _NOTICE = re.compile(
     r"patreon|tipeee|liberapay|ko-fi|著作権|無断(?:転載|複製)",
     re.IGNORECASE,
 )
+_SEPARATOR = re.compile(r"[,、・;]|\s[-–]\s")
+"""What sets one name apart from the next in a list of credits: commas, Japanese list marks, a spaced dash."""
 # What a closing credits page says besides the names.
 _THANKS = re.compile(r"patron|supporters|special thanks|thanks go to|sponsored|credits", re.IGNORECASE)
 # Publisher and site marks stamped on every page (spaces removed, lower case).
@@ -73,15 +75,14 @@ class SplitBlocks:
 
 def split_furniture(blocks: list[TextBlock], panels: list[BBox], width_px: int, height_px: int) -> SplitBlocks:
     """Part the blocks into story and furniture, judging each block by its words and where it stands."""
-    if is_credits_page(blocks, height_px):
-        return SplitBlocks(
-            story=[b for b in blocks if b.bubble is not None],
-            furniture=[b for b in blocks if b.bubble is None],
-            credits_page=True,
-        )
-    typical_letter_px = page_letter_px(blocks)
     story: list[TextBlock] = []
     furniture: list[TextBlock] = []
+    if is_credits_page(blocks, height_px):
+        for block in blocks:
+            said = block.bubble is not None and _said_on_credits_page(block_text(block))
+            (story if said else furniture).append(block)
+        return SplitBlocks(story=story, furniture=furniture, credits_page=True)
+    typical_letter_px = page_letter_px(blocks)
     for block in blocks:
         reason = furniture_reason(block, panels, width_px, height_px, typical_letter_px)
         (furniture if reason is not None else story).append(block)
@@ -124,6 +125,21 @@ def _in_margin(box: BBox, width_px: int, height_px: int) -> bool:
     return y + h <= band_y or y >= height_px - band_y or x + w <= band_x or x >= width_px - band_x
 
 
+def _name_list(text: str) -> bool:
+    """Names one after another, a separator every few words (Ann Lee - Bo Chen - ..., 佐藤、鈴木)."""
+    words = max(len(text.split()), 1)
+    return len(_SEPARATOR.findall(text)) / words >= 0.25
+
+
+def _said_on_credits_page(text: str) -> bool:
+    """Lettering in a closed outline on a credits page that a character says: a word of three letters or more
+    (not the licence's "cc" logo or a lone digit) and no list of names (a row of patrons in a frame: three
+    separators or more, where a sentence has a comma or two: "Above all, don't panic, Carrot")."""
+    if not any(len(word) >= 3 for word in re.findall(r"\w+", text)):
+        return False
+    return len(_SEPARATOR.findall(text)) < 3 or not _name_list(text)
+
+
 def is_credits_page(blocks: list[TextBlock], height_px: int) -> bool:
     """An episode's closing credits: many lines of small loose print, hardly any balloon, reading as a list of
     names (a separator every few words) or as thanks to patrons and a licence."""
@@ -136,9 +152,7 @@ def is_credits_page(blocks: list[TextBlock], height_px: int) -> bool:
     if len(re.sub(r"\s+", "", text)) < 300:
         return False
     small_print = statistics.median(ln.letter_px for ln in loose_lines) <= 0.025 * height_px
-    words = max(len(text.split()), 1)
-    separators = len(re.findall(r"[,、・;]", text))
-    name_list = separators / words >= 0.25
+    name_list = _name_list(text)
     notices = len({m.group(0).lower() for m in (*_NOTICE.finditer(text), *_THANKS.finditer(text))})
     return small_print and (name_list or notices >= 2)
 
