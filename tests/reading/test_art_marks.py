@@ -3,13 +3,20 @@ real page and rule by rule; lettering of one letter or none (a balloon holding o
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from comic_narrator.artifacts import BookReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VoiceConfig
 from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
-from comic_narrator.reading.reader import ART_MARKS, _is_latin_misread, _is_stray_glyph
+from comic_narrator.reading.reader import (
+    ART_MARKS,
+    _is_latin_misread,
+    _is_stray_glyph,
+    _japanese_only,
+    _texts_in_order,
+)
 from comic_narrator.voice.writer import write_script
 from tests.reading.conftest import read_blackjack_page
 
@@ -69,3 +76,33 @@ def test_a_siren_read_as_latin_is_not_narrated(ocr: RapidOcrEngine) -> None:
     reading = read_blackjack_page(ocr, "bj01_000022.jpg")
     assert reading.texts and not any("Ti1" in t.text for t in reading.texts)
     assert any(t.kind == "speech" for t in reading.texts)
+
+
+@pytest.mark.parametrize(
+    ("text", "japanese"), [("工店", True), ("月月刀", True), ("スゴイ", True), ("Hello 工", False)]
+)
+def test_japanese_only_lettering(text: str, japanese: bool) -> None:
+    assert _japanese_only(text) is japanese
+
+
+def test_kanji_on_an_english_page_is_a_sound_nobody_says() -> None:
+    """Pepper&Carrot ep. 18 p. 5 (lettered, 992 px): the recogniser, which also reads Chinese, read the KITCHENS
+    sign over a door as 工店, and the narrator read it as a caption. On an English page, lettering with no Latin
+    letter is a sound word (a translated manga's left in the art, or the art misread); on a Japanese page the
+    same block is lettering."""
+    image = np.full((400, 600, 3), 235, dtype=np.uint8)
+    panels = [(10, 10, 580, 380)]
+    blocks = [
+        _loose("工店", (300, 40, 60, 24)),
+        _loose("If you prefer, we can take care of her...", (60, 200, 420, 24)),
+    ]
+    english = _texts_in_order(image, blocks, panels, "ltr", "en", "story")
+    assert [t.kind for t in english if t.text == "工店"] == ["sound"]
+    assert all(t.kind != "sound" for t in english if t.text != "工店")
+    japanese = _texts_in_order(image, blocks, panels, "rtl", "ja", "story")
+    assert [t.kind for t in japanese if t.text == "工店"] != ["sound"]
+
+
+def _loose(text: str, box: tuple[int, int, int, int]) -> TextBlock:
+    line = TextLine(bbox=box, text=text, score=0.9, vertical=False, angle_deg=0.0, letter_px=22.0)
+    return TextBlock(lines=(line,), bbox=box, bubble=None, light_around=0.9)

@@ -242,6 +242,10 @@ def _is_stray_glyph(block: TextBlock) -> bool:
 _LATIN_TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 
+def _japanese_only(text: str) -> bool:
+    return is_cjk(text) and not any("a" <= c.lower() <= "z" for c in text)
+
+
 def _is_latin_misread(block: TextBlock) -> bool:
     """On a Japanese page, Latin letters with no word among them: hand-lettered kana (a siren's ファン) or a
     drawing that the multilingual recogniser read as 'Ti1 7'. A word is three letters or more ('Hello'), or two or
@@ -356,6 +360,10 @@ def _texts_in_order(
             "caption" if k in ("speech", "shout") and is_sign(blocks[i], texts_raw[i], vertical) else k
             for i, k in enumerate(kinds)
         ]
+    else:
+        # Kana or kanji with no Latin letter on an English page: a sound word a translation left in the art, or
+        # the art itself read by the multilingual recogniser (a shop sign as 工店); an English voice cannot say it.
+        kinds = ["sound" if _japanese_only(texts_raw[i]) else k for i, k in enumerate(kinds)]
     if page_kind != "story":
         # Print on an ad or a cover is not somebody talking unless it sits in a real balloon.
         kinds = [k if blocks[i].bubble is not None or k == "sound" else "caption" for i, k in enumerate(kinds)]
