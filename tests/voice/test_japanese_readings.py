@@ -89,6 +89,8 @@ def test_money_is_kane(line: str, reading: str) -> None:
         ("金曜日に", "キンヨービ"),
         ("お金が", "オカネ"),
         ("裏金を", "ウラガネ"),
+        ("遠山の金さん", "キンサン"),  # a name, after a particle
+        ("結局金さんが来た", "キンサン"),  # a name, after an adverbial noun
     ],
 )
 def test_compounds_keep_their_own_readings(word: str, reading: str) -> None:

@@ -3,7 +3,8 @@ wrongly in comic dialogue, respelled before synthesis. The subtitles keep the le
 
 - Money: a 金 standing alone is read キン ("gold") before most particles, where dialogue means カネ ("money":
   結局金なんだよ, 金をふんだくって, 金さえあれば). Compounds keep their own readings (料金, 奨学金, 金メダル, 裏金):
-  a 金 the dictionary joins to a noun before it (闇金, 保証金) or to a number (18金) is left alone.
+  a 金 the dictionary joins to a noun before it (闇金, 保証金) or to a number (18金) is left alone, and so is a
+  name (金さん, Kin-san).
 - A price per point: after a counted point (一点, 1点) the digits that follow were read as the decimals of a
   number (一点10円: "itten ichi zero en"). Written in kanji numerals they are read as a number (いってん じゅうえん).
 """
@@ -51,9 +52,11 @@ def numbers_after_point(text: str) -> str:
     return _AFTER_POINT.sub(lambda match: kanji_number(int(match.group(1))), text)
 
 
-def _money(node: Mapping[str, object], before: Mapping[str, object] | None) -> bool:
+def _money(node: Mapping[str, object], before: Mapping[str, object] | None, after: Mapping[str, object] | None) -> bool:
     if node["string"] != "金" or node["read"] != "キン" or node["pos"] != "名詞":
         return False
+    if after is not None and after["pos_group2"] == "人名":
+        return False  # 金さん, 金くん: a name (Kin-san), not money
     if node["pos_group1"] == "一般":
         return True
     if node["pos_group1"] != "接尾" or before is None:
@@ -75,7 +78,8 @@ def money_as_kane(text: str) -> str:
     seen = 0
     for index, node in enumerate(nodes):
         count = node["string"].count("金")
-        if count and _money(node, nodes[index - 1] if index else None):
+        after = nodes[index + 1] if index + 1 < len(nodes) else None
+        if count and _money(node, nodes[index - 1] if index else None, after):
             respell.add(seen)
         seen += count
     if not respell:
