@@ -19,11 +19,12 @@ _PANEL_INSET_PX = 2
 _PAGE_EDGE_PX = 2 * _PANEL_INSET_PX
 """A light region this close to the page's edge reaches it: a bleed panel's box may sit a pixel or two in."""
 _ALONG_EDGE_SHARE = 0.9
+"""Share of a region's side that lies on the page's edge when the region is paper running off the page."""
 _BROKEN_OUT_AREA = 12.0
 """A balloon breaking its frame is at most this many times the area of one of its lines (a line of a four-line
 balloon fills about a sixth of it with the margins); the gutter's paper is far more."""
 _BROKEN_OUT_SOLIDITY = 0.7
-"""Share of a region's side that lies on the page's edge when the region is paper running off the page."""
+"""... and at least this solid once its tail is pulled in (a spiky burst is 0.75; paper around art is ragged)."""
 
 
 @dataclass(frozen=True)
