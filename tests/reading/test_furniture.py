@@ -168,6 +168,56 @@ def test_a_credits_pages_badge_and_numbers_are_not_said(ocr: RapidOcrEngine) -> 
     assert any(t.kind == "furniture" and "patron" in t.text for t in reading.texts)
 
 
+def test_an_early_episodes_patrons_are_not_said(ocr: RapidOcrEngine) -> None:
+    """Pepper&Carrot ep. 3's last page thanks 93 patrons by name in a block on a light paper patch, and the licence
+    badge's "cc" and "BY" sit in circles: read as a caption and balloons, the narrator said all of it (the page
+    is not dense enough to be taken for a credits page). Pepper's "Thank you!" is still said."""
+    reading = _read(load_rgb(DATA / "peppercarrot-training" / "E03P08-lettered.jpg"), ocr)
+    spoken = _script_text(reading, "en")
+    assert "Thank you" in spoken
+    assert "Westra" not in spoken and "Prieto" not in spoken
+    assert not {"cc", "by"} & {word.strip(".,!").lower() for word in spoken.split()}
+    assert any(t.kind == "furniture" and "Westra" in t.text for t in reading.texts)
+
+
+@pytest.mark.parametrize(
+    ("text", "badge"),
+    [("cc", True), ("cC", True), ("BY", True), ("(cc) BY-SA", True), ("Bye!", False), ("cc me", False)],
+)
+def test_the_licence_badge(text: str, badge: bool) -> None:
+    block = _block(text, (20, 20, 40, 30), balloon=True)
+    assert (furniture_reason(block, [(0, 0, 400, 400)], 400, 400, 20.0) == "notice") is badge
+
+
+@pytest.mark.parametrize(
+    ("text", "credit"),
+    [
+        (
+            "Alex Lusco, Alex Silver, Alex Vandiver, Alexander Sopicki, Anna Orlova, Antan Karmola, Antoine, "
+            "Aslak Kjølås-Sæverud, Axel Bordelon, Ben Evans, Boonsak Watanavisit, Boudewijn Rempt",
+            True,
+        ),
+        ("佐藤、鈴木、高橋、田中、伊藤、渡辺、山本、中村、小林、加藤、吉田", True),
+        # narration with ten commas or more, in either language, is no list of names
+        (
+            "The heart of the Matto Grosso, Brazil's mysterious jungle, where, as the old maps say, no man has "
+            "walked for a thousand years, and where, they say, the river, the rain and the trees, patient and "
+            "silent, keep the temple, its gold and its curse, for whoever comes next",
+            False,
+        ),
+        (
+            "全国の大学附属病院に対するアンケートの結果、研修医のアルバイトが禁止されているのは全体の2%に過ぎず、"
+            "アルバイトに出た研修医のうち、実に8割が、夜間の救急外来で、たった一人で、診療を経験しているという。"
+            "しかも、その多くが、不安を抱えながら、指導医もいないまま、患者を診ているのが実態である",
+            False,
+        ),
+    ],
+)
+def test_a_list_of_names_is_credits_on_any_page(text: str, credit: bool) -> None:
+    block = _block(text, (20, 20, 300, 120))
+    assert (furniture_reason(block, [(0, 0, 400, 400)], 400, 400, 20.0) == "credit") is credit
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 
 from comic_narrator.artifacts import BBox, TextRegion
-from comic_narrator.reading.bubbles import TextBlock
+from comic_narrator.reading.bubbles import TextBlock, is_cjk
 from comic_narrator.reading.geometry import area_px2, overlap_of_smaller
 from comic_narrator.reading.lettering import block_text, page_letter_px
 
@@ -33,6 +33,10 @@ _NOTICE = re.compile(
 )
 _SEPARATOR = re.compile(r"[,、・;]|\s[-–]\s")
 """What sets one name apart from the next in a list of credits: commas, Japanese list marks, a spaced dash."""
+_LIST_SEPARATORS = 10
+"""A list of names with this many separators (one every four words or more often) is credits on any page."""
+_LICENCE_BADGE = re.compile(r"\W*(?:c\W?c|by|cc\W*by(?:\W*(?:sa|nc|nd))*)\W*", re.IGNORECASE)
+"""What the recogniser reads from a Creative Commons badge: "cc", "BY", "cc by-sa"."""
 # What a closing credits page says besides the names.
 _THANKS = re.compile(r"patron|supporters|special thanks|thanks go to|sponsored|credits", re.IGNORECASE)
 # Publisher and site marks stamped on every page (spaces removed, lower case).
@@ -94,6 +98,10 @@ def furniture_reason(
 ) -> FurnitureReason | None:
     """Why this block is furniture, or None when it is story lettering."""
     text = block_text(block).strip()
+    if _LICENCE_BADGE.fullmatch(text):
+        return "notice"  # the Creative Commons badge, round like a balloon
+    if len(_SEPARATOR.findall(text)) >= _LIST_SEPARATORS and _name_list(text):
+        return "credit"  # a list of patrons or contributors, wherever it stands: nobody says it
     outside = not any(overlap_of_smaller(block.bbox, p) >= 0.5 for p in panels)
     in_balloon = block.bubble is not None and not outside
     if not text or in_balloon:
@@ -126,9 +134,12 @@ def _in_margin(box: BBox, width_px: int, height_px: int) -> bool:
 
 
 def _name_list(text: str) -> bool:
-    """Names one after another, a separator every few words (Ann Lee - Bo Chen - ..., 佐藤、鈴木)."""
-    words = max(len(text.split()), 1)
-    return len(_SEPARATOR.findall(text)) / words >= 0.25
+    """Names one after another, a separator every few words (Ann Lee - Bo Chen - ..., 佐藤、鈴木): in Japanese, which
+    has no spaces to count words by, a separator every six characters (prose has one every fifteen or more)."""
+    separators = len(_SEPARATOR.findall(text))
+    if is_cjk(text):
+        return separators * 6 >= len(re.sub(r"\s+", "", text))
+    return separators / max(len(text.split()), 1) >= 0.25
 
 
 def _said_on_credits_page(text: str) -> bool:
