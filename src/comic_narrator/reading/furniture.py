@@ -100,7 +100,7 @@ def furniture_reason(
     text = block_text(block).strip()
     if _LICENCE_BADGE.fullmatch(text):
         return "notice"  # the Creative Commons badge, round like a balloon
-    if len(_SEPARATOR.findall(text)) >= _LIST_SEPARATORS and _name_list(text):
+    if _name_list(text, at_least=_LIST_SEPARATORS):
         return "credit"  # a list of patrons or contributors, wherever it stands: nobody says it
     outside = not any(overlap_of_smaller(block.bbox, p) >= 0.5 for p in panels)
     in_balloon = block.bubble is not None and not outside
@@ -133,10 +133,12 @@ def _in_margin(box: BBox, width_px: int, height_px: int) -> bool:
     return y + h <= band_y or y >= height_px - band_y or x + w <= band_x or x >= width_px - band_x
 
 
-def _name_list(text: str) -> bool:
-    """Names one after another, a separator every few words (Ann Lee - Bo Chen - ..., 佐藤、鈴木): in Japanese, which
-    has no spaces to count words by, a separator every six characters (prose has one every fifteen or more)."""
+def _name_list(text: str, at_least: int = 0) -> bool:
+    """Names one after another, ``at_least`` separators and one every few words (Ann Lee - Bo Chen - ..., 佐藤、鈴木):
+    in Japanese, which has no spaces to count words by, one every six characters (prose has one every fifteen)."""
     separators = len(_SEPARATOR.findall(text))
+    if separators < at_least:
+        return False
     if is_cjk(text):
         return separators * 6 >= len(re.sub(r"\s+", "", text))
     return separators / max(len(text.split()), 1) >= 0.25
@@ -146,9 +148,7 @@ def _said_on_credits_page(text: str) -> bool:
     """Lettering in a closed outline on a credits page that a character says: a word of three letters or more
     (not the licence's "cc" logo or a lone digit) and no list of names (a row of patrons in a frame: three
     separators or more, where a sentence has a comma or two: "Above all, don't panic, Carrot")."""
-    if not any(len(word) >= 3 for word in re.findall(r"\w+", text)):
-        return False
-    return len(_SEPARATOR.findall(text)) < 3 or not _name_list(text)
+    return any(len(word) >= 3 for word in re.findall(r"\w+", text)) and not _name_list(text, at_least=3)
 
 
 def is_credits_page(blocks: list[TextBlock], height_px: int) -> bool:

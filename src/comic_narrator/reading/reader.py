@@ -242,8 +242,12 @@ def _is_stray_glyph(block: TextBlock) -> bool:
 _LATIN_TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 
+def _has_latin(text: str) -> bool:
+    return any("a" <= c.lower() <= "z" for c in text)
+
+
 def _japanese_only(text: str) -> bool:
-    return is_cjk(text) and not any("a" <= c.lower() <= "z" for c in text)
+    return is_cjk(text) and not _has_latin(text)
 
 
 def _is_latin_misread(block: TextBlock) -> bool:
@@ -252,7 +256,7 @@ def _is_latin_misread(block: TextBlock) -> bool:
     more capitals ('OK', 'ICU'); digits alone are no Latin text (a number stays), and a line with any kana or
     kanji is Japanese."""
     text = "".join(ln.text for ln in block.lines)
-    if is_cjk(text) or not any("a" <= c.lower() <= "z" for c in text):
+    if is_cjk(text) or not _has_latin(text):
         return False
     words = [t for t in _LATIN_TOKEN.findall(text) if t.isalpha() and (len(t) >= 3 or (len(t) >= 2 and t.isupper()))]
     return not words
