@@ -62,21 +62,37 @@ def _font_px(style: str, default: float) -> float:
     return default
 
 
-def _text_lines(root: ET.Element) -> dict[str, list[tuple[float, float, float, str, bool]]]:
-    """Each ``text`` element's lines by its id: (x, y, font size, words, centred), in its own units."""
-    out: dict[str, list[tuple[float, float, float, str, bool]]] = {}
+def _anchor(style: str, default: float) -> float:
+    """Where a line's x lies along it: 0 at its start, 0.5 in its middle, 1 at its end (``text-anchor``)."""
+    for part in style.split(";"):
+        key, _, value = part.partition(":")
+        if key.strip() == "text-anchor":
+            return {"start": 0.0, "middle": 0.5, "end": 1.0}.get(value.strip(), default)
+    return default
+
+
+def _text_lines(root: ET.Element) -> dict[str, list[tuple[float, float, float, str, float]]]:
+    """Each ``text`` element's lines by its id: (x, y, font size, words, anchor), in its own units. A line's size is
+    its largest lettering's (a sound word's letters are often sized one by one in nested spans)."""
+    out: dict[str, list[tuple[float, float, float, str, float]]] = {}
     for element in root.iter():
         if element.tag.rsplit("}", 1)[-1] != "text" or not element.get("id"):
             continue
         style = element.get("style", "")
         size = _font_px(style, 40.0)
-        centred = "text-anchor:middle" in style
+        anchor = _anchor(style, 0.0)
         x, y = float(element.get("x", "0") or 0), float(element.get("y", "0") or 0)
-        lines: list[tuple[float, float, float, str, bool]] = []
+        lines: list[tuple[float, float, float, str, float]] = []
         spans = [e for e in element if e.tag.rsplit("}", 1)[-1] == "tspan"]
         for span in spans or [element]:
             words = " ".join("".join(span.itertext()).split())
             span_size = _font_px(span.get("style", ""), size)
+            lettered = [e for e in span.iter() if (e.text or "").strip() and e is not span]
+            if lettered:
+                span_size = max(
+                    [span_size] * bool((span.text or "").strip())
+                    + [_font_px(e.get("style", ""), span_size) for e in lettered]
+                )
             if span.get("x"):
                 x = float(span.get("x", "0").split()[0])
             if span.get("y"):
@@ -84,17 +100,16 @@ def _text_lines(root: ET.Element) -> dict[str, list[tuple[float, float, float, s
             elif lines:
                 y += span_size * 1.25
             if words:
-                lines.append((x, y, span_size, words, centred))
+                lines.append((x, y, span_size, words, _anchor(span.get("style", ""), anchor)))
         if lines:
             out[str(element.get("id"))] = lines
     return out
 
 
-Lettering = tuple[
-    list[list[tuple[float, float]]],
-    list[tuple[tuple[float, ...], str]],
-    list[tuple[float, float, float, str, bool]],
-]
+Affine = tuple[float, float, float, float, float, float]  # SVG's matrix(a, b, c, d, e, f)
+Region = tuple[tuple[float, float, float, float], Affine, str]  # local box, its transform, words
+Line = tuple[float, float, float, str, float, Affine]  # local x, y, font size, words, anchor, transform
+Lettering = tuple[list[list[tuple[float, float]]], list[Region], list[Line]]
 
 
 def page_lettering(svg_path: Path, root: ET.Element) -> Lettering:
@@ -107,8 +122,8 @@ def page_lettering(svg_path: Path, root: ET.Element) -> Lettering:
     lines_of = _text_lines(root)
     svg = se.SVG.parse(str(svg_path))
     balloons: list[list[tuple[float, float]]] = []
-    regions: list[tuple[tuple[float, ...], str]] = []
-    lines: list[tuple[float, float, float, str, bool]] = []
+    regions: list[Region] = []
+    lines: list[Line] = []
 
     def walk(group: se.Group, layer: str) -> None:
         for element in group:
@@ -119,16 +134,14 @@ def page_lettering(svg_path: Path, root: ET.Element) -> Lettering:
             if layer == "artwork" or isinstance(element, se.Image):
                 continue
             if eid in lines_of:
-                matrix = se.Matrix(getattr(element, "transform", se.Matrix()))
-                stretch = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5 or 1.0
-                for x, y, size, words, centred in lines_of[eid]:
-                    point = matrix.point_in_matrix_space(se.Point(x, y))
-                    lines.append((float(point.x), float(point.y), size * stretch, words, centred))
+                affine = _affine(getattr(element, "transform", se.Matrix()))
+                lines.extend((*line, affine) for line in lines_of[eid])
                 continue
             if eid in words_of:
-                box = element.bbox() if hasattr(element, "bbox") else None
+                box = element.bbox(transformed=False) if hasattr(element, "bbox") else None
                 if box is not None:
-                    regions.append((tuple(box), words_of[eid]))
+                    local = (float(box[0]), float(box[1]), float(box[2]), float(box[3]))
+                    regions.append((local, _affine(getattr(element, "transform", se.Matrix())), words_of[eid]))
             elif isinstance(element, se.Shape) and eid not in text_ids:
                 path = se.Path(element)
                 length = path.length(error=1e-2) if len(path) else 0.0
@@ -140,6 +153,47 @@ def page_lettering(svg_path: Path, root: ET.Element) -> Lettering:
 
     walk(svg, "")
     return balloons, regions, lines
+
+
+def _affine(matrix: object) -> Affine:
+    m = matrix
+    return (float(m.a), float(m.b), float(m.c), float(m.d), float(m.e), float(m.f))  # type: ignore[attr-defined]
+
+
+def _stretch(affine: Affine) -> float:
+    a, b, c, d, _, _ = affine
+    return abs(a * d - b * c) ** 0.5 or 1.0
+
+
+def _onto_page(
+    layer: Image.Image, origin: tuple[float, float], affine: Affine, scale: float, pixels: float, size: tuple[int, int]
+) -> Image.Image:
+    """``layer``, drawn in a text element's own units times ``pixels`` with its pixel (0, 0) at ``origin`` in those
+    units, mapped onto a page of ``size`` by the element's transform and the page's ``scale`` (SVG units to JPEG
+    pixels)."""
+    a, b, c, d, e, f = affine
+    # page = scale * (M @ ((u, v) + origin) / pixels + (e, f)); PIL wants the inverse: (u, v) from a page pixel.
+    ja, jb, jc, jd = (scale / pixels) * a, (scale / pixels) * c, (scale / pixels) * b, (scale / pixels) * d
+    det = ja * jd - jb * jc
+    ia, ib, ic, id_ = jd / det, -jb / det, -jc / det, ja / det
+    tx, ty = scale * e, scale * f
+    data = (ia, ib, -(ia * tx + ib * ty) - origin[0], ic, id_, -(ic * tx + id_ * ty) - origin[1])
+    return layer.transform(size, Image.Transform.AFFINE, data, resample=Image.Resampling.BICUBIC)
+
+
+def _letters(
+    texts: list[tuple[float, float, str, str]], font: ImageFont.FreeTypeFont
+) -> tuple[Image.Image, tuple[float, float]]:
+    """A mask with each (x, y, words, anchor) drawn, in a text element's scaled units, and where its (0, 0) lies."""
+    probe = ImageDraw.Draw(Image.new("L", (1, 1)))
+    boxes = [probe.textbbox((x, y), words, font=font, anchor=anchor) for x, y, words, anchor in texts]
+    left, top = min(b[0] for b in boxes) - 4, min(b[1] for b in boxes) - 4
+    right, bottom = max(b[2] for b in boxes) + 4, max(b[3] for b in boxes) + 4
+    layer = Image.new("L", (max(1, int(right - left)), max(1, int(bottom - top))), 0)
+    ink = ImageDraw.Draw(layer)
+    for x, y, words, anchor in texts:
+        ink.text((x - left, y - top), words, fill=255, font=font, anchor=anchor)
+    return layer, (left, top)
 
 
 def _wrap(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont, width: float) -> list[str]:
@@ -163,8 +217,11 @@ def letter_page(art: Path, svg_path: Path, out: Path) -> None:
         points = [(x * scale, y * scale) for x, y in outline]
         if len(points) >= 3:
             draw.polygon(points, fill=(255, 255, 255), outline=(30, 30, 30), width=2)
-    for box, text in regions:
-        x0, y0, x1, y1 = (v * scale for v in box)
+    for box, affine, text in regions:
+        # The region is lettered in its own (untransformed) box, at the page's letter size, then mapped onto the
+        # page by its transform: a region turned or sheared in the SVG (a sound word, a shout) is so on the page.
+        pixels = scale * _stretch(affine)
+        x0, y0, x1, y1 = (v * pixels for v in box)
         size = 18
         while True:
             font = ImageFont.truetype(str(FONT), size)
@@ -173,15 +230,20 @@ def letter_page(art: Path, svg_path: Path, out: Path) -> None:
             if height <= (y1 - y0) * 1.3 or size <= 10:
                 break
             size -= 1
-        top = y0
+        top, placed = y0, []
         for line in wrapped:
             width = draw.textlength(line, font=font)
-            draw.text((x0 + (x1 - x0 - width) / 2, top), line, fill=(20, 20, 20), font=font)
+            placed.append((x0 + (x1 - x0 - width) / 2, top, line, "la"))
             top += size * 1.2
-    for x, y, line_px, words, centred in lines:
-        font = ImageFont.truetype(str(FONT), max(8, round(line_px * scale * 0.85)))
-        width = draw.textlength(words, font=font) if centred else 0.0
-        draw.text((x * scale - width / 2, y * scale), words, fill=(20, 20, 20), font=font, anchor="ls")
+        if placed:
+            layer, origin = _letters(placed, font)
+            image.paste((20, 20, 20), (0, 0), _onto_page(layer, origin, affine, scale, pixels, image.size))
+    for x, y, line_px, words, anchor, affine in lines:
+        pixels = scale * _stretch(affine)
+        font = ImageFont.truetype(str(FONT), max(8, round(line_px * pixels * 0.85)))
+        width = draw.textlength(words, font=font) * anchor
+        layer, origin = _letters([(x * pixels - width, y * pixels, words, "ls")], font)
+        image.paste((20, 20, 20), (0, 0), _onto_page(layer, origin, affine, scale, pixels, image.size))
     out.parent.mkdir(parents=True, exist_ok=True)
     image.save(out, quality=92)
 
