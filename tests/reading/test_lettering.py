@@ -163,6 +163,33 @@ def test_a_burst_balloon_or_big_letters_make_an_exclamation_a_shout() -> None:
     assert classify(_in_balloon("Watch out!", 20.0, 0.98), "Watch out!", 20.0, True) == "speech"
 
 
+def _on_light_region(text: str, letter_px: float, angle_deg: float, fill_gap: float) -> TextBlock:
+    line = TextLine(
+        bbox=(0, 0, 200, 60), text=text, score=1.0, vertical=False, angle_deg=angle_deg, letter_px=letter_px
+    )
+    region = BubbleShape(
+        bbox=(-60, -60, 320, 180), area_px2=40_000, solidity=0.8, rectangularity=0.6, tail_xy=None, fill_gap=fill_gap
+    )
+    return TextBlock(lines=(line,), bbox=line.bbox, bubble=region)
+
+
+def test_a_word_at_a_slant_or_outsize_on_a_pale_patch_of_art_is_a_sound() -> None:
+    # A pale patch of painted art around a sound word (a sky, a wall; its lightness 15-25 under the paper's) is
+    # found as a light region like a balloon; a slanted or outsize word there is a sound drawn over the art.
+    def kind(text: str, letter_px: float, angle_deg: float, fill_gap: float) -> str:
+        return classify(_on_light_region(text, letter_px, angle_deg, fill_gap), text, 25.0, True)
+
+    assert kind("CRACK!!", 100.0, -28.0, 22.0) == "sound"
+    assert kind("swiiip", 25.0, 30.0, 16.0) == "sound"
+    assert kind("Shkak!!!", 50.0, 4.0, 24.0) == "sound"
+    # In a balloon (lettered on paper) a slanted or outsize exclamation is a shout...
+    assert kind("Oh no !!!", 40.0, -16.0, 0.0) == "shout"
+    assert kind("Shkak!!!", 50.0, 4.0, 0.0) == "shout"
+    # ... and on the art, a sentence somebody says stays theirs, as does level lettering at the page's size.
+    assert kind("行くぞ!!", 100.0, -28.0, 22.0) == "shout"
+    assert kind("Over here", 25.0, 0.0, 22.0) == "speech"
+
+
 def test_loose_short_lettering_is_a_sound_when_tilted_or_a_lone_exclamation() -> None:
     # Loose lettering at the page's size: a word set at a slant is a sound effect; level, it is speech.
     assert classify(_loose("WHAM", 20.0, angle_deg=25.0), "WHAM", 20.0, False) == "sound"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import unicodedata
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ class BubbleShape:
     """Vertices of the outline simplified to 3% of its perimeter: 4 for a caption box."""
     body_solidity: float = 1.0
     """Solidity without the tail: ~1 for any balloon, low for the ragged paper around figures."""
+    fill_gap: float = 0.0
+    """How far the region's median lightness sits below the page's paper: 0 for a balloon (lettered on paper),
+    15-25 for a pale patch of painted art (a sky, a wall) around lettering drawn over it."""
 
     @property
     def boxy(self) -> bool:
@@ -191,9 +195,10 @@ def group_lines(
         label = owner[members[0]]
         bubble = None
         if label > 0:
-            bubble = bubble_shape(labels, stats, label)
+            bubble = _with_fill(bubble_shape(labels, stats, label), gray, labels, stats, label, paper_luma)
         elif label < 0 and whole_page is not None:
-            bubble = bubble_shape(*whole_page, broken_out[label])
+            found = broken_out[label]
+            bubble = _with_fill(bubble_shape(*whole_page, found), gray, *whole_page, found, paper_luma)
         bbox = union_box(ln.bbox for ln in ordered)
         if bubble is not None and (bubble.area_px2 > 5 * max(1, bbox[2] * bbox[3]) or bubble.body_solidity < 0.6):
             # Lettering fills a balloon; a light region five times its size, or a ragged one, is the paper or
@@ -308,6 +313,21 @@ def _order_lines(lines: list[TextLine]) -> list[TextLine]:
     if lines and lines[0].vertical:
         return sorted(lines, key=lambda ln: (-(ln.bbox[0] + ln.bbox[2]), ln.bbox[1]))
     return sorted(lines, key=lambda ln: (ln.bbox[1] + ln.bbox[3] / 2.0, ln.bbox[0]))
+
+
+def _with_fill(
+    shape: BubbleShape,
+    gray: npt.NDArray[np.uint8],
+    labels: npt.NDArray[np.int32],
+    stats: npt.NDArray[np.int32],
+    label: int,
+    paper_luma: float,
+) -> BubbleShape:
+    x, y, w, h, _ = (int(v) for v in stats[label])
+    inside = gray[y : y + h, x : x + w][labels[y : y + h, x : x + w] == label]
+    if inside.size == 0:
+        return shape
+    return dataclasses.replace(shape, fill_gap=max(0.0, float(paper_luma) - float(np.median(inside))))
 
 
 def bubble_shape(labels: npt.NDArray[np.int32], stats: npt.NDArray[np.int32], label: int) -> BubbleShape:

@@ -16,6 +16,10 @@ _SENTENCE_START = re.compile(r"(^|[.!?…]\s+|[.!?…][\"')\]]\s+)([a-z])")
 _LONE_I = re.compile(r"\bi\b(?=('m|'ll|'ve|'d|\s|[.,!?;:…]|$))")
 _REPEATS = re.compile(r"(.)\1\1")
 _TIGHT_PUNCTUATION = re.compile(r"([!?;:,])(?=[A-Za-z])")
+_PAPER_FILL = 8.0
+"""Lightness (0-255) by which a light region's median may sit below the page's paper and still be a balloon:
+balloons measure 0 (the lettered Pepper&Carrot pages, ep. 17's own lettering, Black Jack), the pale sky and walls
+around sound words painted on Pepper&Carrot pages 16-24."""
 
 
 def block_text(block: TextBlock) -> str:
@@ -185,6 +189,10 @@ def classify(
         return "speech" if balloon_like else "caption"
     if bubble.boxy or _left_aligned(block):
         return "caption"
+    if bubble.fill_gap > _PAPER_FILL and short and (tilted or large) and not says_a_sentence(text):
+        # A balloon is lettered on paper; a light region of the painted art around a slanted or outsize word (a
+        # sky, a pale wall) is no balloon, and the word is a sound drawn over the art.
+        return "sound"
     exclaims = "!" in text or "！" in text
     if bubble.solidity < 0.8 and exclaims:
         return "shout"
