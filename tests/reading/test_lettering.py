@@ -201,6 +201,21 @@ def test_loose_short_lettering_is_a_sound_when_tilted_or_a_lone_exclamation() ->
     assert classify(two, "HEY! YOU!", 20.0, False) == "speech"
 
 
+def test_a_loose_word_said_over_and_over_is_a_sound() -> None:
+    # A noise repeated, one line or stacked a word a line, is a sound; a short word repeated ("No no no") or a
+    # word said once is not.
+    def kind(*lines: str) -> str:
+        stacked = tuple(_loose(text, 20.0).lines[0] for text in lines)
+        block = TextBlock(lines=stacked, bbox=(0, 0, 300, 40 * len(lines)), bubble=None, light_around=0.9)
+        return classify(block, " ".join(lines), 20.0, True)
+
+    assert kind("Gulp", "Gulp") == "sound"
+    assert kind("Clap Clap Clap") == "sound"
+    assert kind("ドキドキ") == "sound"
+    assert kind("No no no") == "speech"
+    assert kind("Gulp") == "speech"
+
+
 def test_loose_exclamations_are_sounds_unless_they_say_a_sentence() -> None:
     # One loose column ending in "!!" reads as a sound word, unless its words are a sentence somebody says: a
     # polite ending, a name called, or a sentence-final particle (the balloon's outline was not found).

@@ -29,3 +29,13 @@ def test_a_swish_at_a_slant_is_a_sound(ocr: RapidOcrEngine) -> None:
     swish = [k for text, k in kinds.items() if text.startswith("swi")]
     assert swish == ["sound"], kinds
     assert any(k == "speech" for text, k in kinds.items() if text.startswith("hee")), kinds
+
+
+def test_a_noise_said_twice_over_the_art_is_a_sound(ocr: RapidOcrEngine) -> None:
+    """Episode 2 p. 4: the cats drink, "Gulp / Gulp" lettered beside three of them, a word a line over the art; they
+    were narrated as three captions."""
+    reading = read_bundled(ocr, PAGES / "E02P04-lettered.jpg")
+    gulps = [t for t in reading.texts if "gulp" in t.text.lower()]
+    assert len(gulps) == 3, [(t.kind, t.text) for t in reading.texts]
+    assert all(t.kind == "sound" for t in gulps), [(t.kind, t.text) for t in gulps]
+    assert not [t for t in reading.texts if t.kind in ("caption", "speech", "shout")]

@@ -15,6 +15,11 @@ _WORD_HYPHEN = re.compile(r"[A-Za-z]{2}-$")
 _SENTENCE_START = re.compile(r"(^|[.!?…]\s+|[.!?…][\"')\]]\s+)([a-z])")
 _LONE_I = re.compile(r"\bi\b(?=('m|'ll|'ve|'d|\s|[.,!?;:…]|$))")
 _REPEATS = re.compile(r"(.)\1\1")
+_REDUPLICATED = re.compile(
+    r"([A-Za-z]{3,6}?|[^\W\dA-Za-z_]{2,6}?)(?:[\s,.!?~ー・…-]*\1)+[\s,.!?~ー・…！？-]*", re.IGNORECASE
+)
+"""One word said over and over (Gulp Gulp, Clap Clap, ドキドキ): a noise. Latin words of three letters or more, so
+that "No no no" is not one."""
 _TIGHT_PUNCTUATION = re.compile(r"([!?;:,])(?=[A-Za-z])")
 _PAPER_FILL = 8.0
 """Lightness (0-255) by which a light region's median may sit below the page's paper and still be a balloon:
@@ -178,10 +183,13 @@ def classify(
     bubble = block.bubble
     if bubble is None:
         sound_like = bool(_REPEATS.search(text.lower())) or text.endswith(("!", "！"))
+        # (a noise said over and over may be stacked, a word a line: Gulp / Gulp)
+        reduplicated = _REDUPLICATED.fullmatch(text.strip()) is not None
         level = all(abs(ln.angle_deg) <= 5 or ln.vertical for ln in block.lines)
         if large and near_top and level and not sound_like and len(letters) >= 4:
             return "caption"  # a title ("THE SCREAMING SKULL"), for the narrator, not a noise
-        if short and (tilted or large or (sound_like and len(block.lines) == 1)) and not says_a_sentence(text):
+        noise = (sound_like and len(block.lines) == 1) or reduplicated
+        if short and (tilted or large or noise) and not says_a_sentence(text):
             return "sound"  # (a sentence said, 事故です!!, is a balloon whose outline the reader missed)
         # Lettering on a light patch is a balloon whose outline is open (or merges with the gutter), unless it
         # is set flush left like the narration of a caption box.
