@@ -185,9 +185,14 @@ def test_a_word_at_a_slant_or_outsize_on_a_pale_patch_of_art_is_a_sound() -> Non
     # In a balloon (lettered on paper) a slanted or outsize exclamation is a shout...
     assert kind("Oh no !!!", 40.0, -16.0, 0.0) == "shout"
     assert kind("Shkak!!!", 50.0, 4.0, 0.0) == "shout"
-    # ... and on the art, a sentence somebody says stays theirs, as does level lettering at the page's size.
+    # A few level words there are a sign or a banner, which the narrator may read; a sentence somebody says stays
+    # theirs, as does a level line of more words than a sign holds.
+    assert kind("School of Witchcraft", 25.0, 0.0, 20.0) == "caption"
+    assert kind("誠同病院", 25.0, 0.0, 40.0) == "caption"
     assert kind("行くぞ!!", 100.0, -28.0, 22.0) == "shout"
-    assert kind("Over here", 25.0, 0.0, 22.0) == "speech"
+    assert kind("牛田さん", 25.0, 0.0, 22.0) == "speech"
+    assert kind("I told you to wait for me here", 25.0, 0.0, 22.0) == "speech"
+    assert kind("School of Witchcraft", 25.0, 0.0, 0.0) == "speech"  # in a balloon
 
 
 def test_loose_short_lettering_is_a_sound_when_tilted_or_a_lone_exclamation() -> None:

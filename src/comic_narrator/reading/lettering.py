@@ -21,6 +21,8 @@ _REDUPLICATED = re.compile(
 """One word said over and over (Gulp Gulp, Clap Clap, ドキドキ): a noise. Latin words of three letters or more, so
 that "No no no" is not one."""
 _TIGHT_PUNCTUATION = re.compile(r"([!?;:,])(?=[A-Za-z])")
+_SIGN_WORDS = 4
+"""Words a sign or a banner holds at most (School of Hippiah Witchcraft, Komona Potion Challenge)."""
 _PAPER_FILL = 8.0
 """Lightness (0-255) by which a light region's median may sit below the page's paper and still be a balloon:
 balloons measure 0 (the lettered Pepper&Carrot pages, ep. 17's own lettering, Black Jack), the pale sky and walls
@@ -197,10 +199,14 @@ def classify(
         return "speech" if balloon_like else "caption"
     if bubble.boxy or _left_aligned(block):
         return "caption"
-    if bubble.fill_gap > _PAPER_FILL and short and (tilted or large) and not says_a_sentence(text):
-        # A balloon is lettered on paper; a light region of the painted art around a slanted or outsize word (a
-        # sky, a pale wall) is no balloon, and the word is a sound drawn over the art.
-        return "sound"
+    if bubble.fill_gap > _PAPER_FILL and not says_a_sentence(text):
+        # A balloon is lettered on paper; a light region of the painted art that hugs lettering (a pale sky or
+        # wall, a banner, a plate) is no balloon. Slanted or outsize lettering there is a sound drawn over the art
+        # (or a poster at a slant), a few level words a sign: nobody's line, which the narrator may read.
+        if tilted or large:
+            return "sound"
+        if len(text.split()) <= _SIGN_WORDS:
+            return "caption"
     exclaims = "!" in text or "！" in text
     if bubble.solidity < 0.8 and exclaims:
         return "shout"
