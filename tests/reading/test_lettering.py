@@ -192,6 +192,10 @@ def test_a_word_at_a_slant_or_outsize_on_a_pale_patch_of_art_is_a_sound() -> Non
     assert kind("行くぞ!!", 100.0, -28.0, 22.0) == "shout"
     assert kind("牛田さん", 25.0, 0.0, 22.0) == "speech"
     assert kind("I told you to wait for me here", 25.0, 0.0, 22.0) == "speech"
+    assert kind("Come to the Potion Challenge", 25.0, 0.0, 20.0) == "speech"  # five words: more than a sign holds
+    # 10 under the paper is no longer paper (balloons measure 0-3, the art's patches 14 and more); 5 still is.
+    assert kind("swiiip", 25.0, 30.0, 10.0) == "sound"
+    assert kind("Oh no !!!", 40.0, -16.0, 5.0) == "shout"
     assert kind("School of Witchcraft", 25.0, 0.0, 0.0) == "speech"  # in a balloon
 
 
