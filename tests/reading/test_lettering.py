@@ -225,6 +225,18 @@ def test_a_loose_word_said_over_and_over_is_a_sound() -> None:
     assert kind("Gulp") == "speech"
 
 
+@pytest.mark.parametrize("text", ["FIN", "- FIN -", "Fin", "THE END.", "To be continued...", "つづく", "完"])
+def test_the_end_mark_is_the_narrators_wherever_it_sits(text: str) -> None:
+    # In a balloon or loose, level or set large at a slant: a caption, never somebody's line or a noise.
+    assert classify(_in_balloon(text, 20.0, 0.98), text, 20.0, True) == "caption"
+    assert classify(_loose(text, 60.0, angle_deg=20.0), text, 20.0, True) == "caption"
+
+
+@pytest.mark.parametrize("text", ["Fine", "End?", "Fin!", "The end of the road", "完璧"])
+def test_words_like_an_end_mark_are_not_one(text: str) -> None:
+    assert classify(_in_balloon(text, 20.0, 0.98), text, 20.0, True) != "caption"
+
+
 def test_loose_exclamations_are_sounds_unless_they_say_a_sentence() -> None:
     # One loose column ending in "!!" reads as a sound word, unless its words are a sentence somebody says: a
     # polite ending, a name called, or a sentence-final particle (the balloon's outline was not found).

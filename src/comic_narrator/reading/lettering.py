@@ -21,6 +21,7 @@ _REDUPLICATED = re.compile(
 """One word said over and over (Gulp Gulp, Clap Clap, ドキドキ): a noise. Latin words of three letters or more, so
 that "No no no" is not one."""
 _TIGHT_PUNCTUATION = re.compile(r"([!?;:,])(?=[A-Za-z])")
+_END_MARK = re.compile(r"fin|the end|end|to be continued|continued|つづく|続く|おわり|終わり|完|終")
 _SIGN_WORDS = 4
 """Words a sign or a banner holds at most (School of Hippiah Witchcraft, Komona Potion Challenge)."""
 _PAPER_FILL = 8.0
@@ -177,6 +178,8 @@ def classify(
 
     ``near_top``: the block sits in the top quarter of the page, where display lettering is a title.
     ``panel_wide``: the block spans most of its panel's width, as a caption strip does and a balloon does not."""
+    if not re.search(r"[!?！？]", text) and _END_MARK.fullmatch(re.sub(r"[\W_]+", " ", text).strip().lower()):
+        return "caption"  # the story's end mark (FIN, - FIN -, The End, つづく): the narrator's, whatever it sits in
     letter_px = max(ln.letter_px for ln in block.lines)
     tilted = any(abs(ln.angle_deg) > 12 and not ln.vertical for ln in block.lines)
     large = typical_letter_px > 0 and letter_px >= 1.7 * typical_letter_px
