@@ -60,7 +60,7 @@ class BubbleShape:
     """Solidity without the tail: ~1 for any balloon, low for the ragged paper around figures."""
     fill_gap: float = 0.0
     """How far the region's median lightness sits below the page's paper: 0 for a balloon (lettered on paper),
-    15-25 for a pale patch of painted art (a sky, a wall) around lettering drawn over it."""
+    14 and more for a pale patch of painted art (a sky, a wall, a banner) around lettering drawn over it."""
 
     @property
     def boxy(self) -> bool:

@@ -23,11 +23,11 @@ that "No no no" is not one."""
 _TIGHT_PUNCTUATION = re.compile(r"([!?;:,])(?=[A-Za-z])")
 _END_MARK = re.compile(r"fin|the end|end|to be continued|continued|つづく|続く|おわり|終わり|完|終")
 _SIGN_WORDS = 4
-"""Words a sign or a banner holds at most (School of Hippiah Witchcraft, Komona Potion Challenge)."""
+"""Words a sign or a banner holds at most (School of Hippiah Witchcraft; a door plate, 誠同病院)."""
 _PAPER_FILL = 8.0
 """Lightness (0-255) by which a light region's median may sit below the page's paper and still be a balloon:
-balloons measure 0 (the lettered Pepper&Carrot pages, ep. 17's own lettering, Black Jack), the pale sky and walls
-around sound words painted on Pepper&Carrot pages 16-24."""
+balloons measure 0-3 (the lettered Pepper&Carrot pages, ep. 17's own lettering, Black Jack, Buster Bear), the pale
+skies, walls and banners around lettering painted on Pepper&Carrot pages 14-47."""
 
 
 def block_text(block: TextBlock) -> str:
