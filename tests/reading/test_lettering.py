@@ -174,7 +174,7 @@ def _on_light_region(text: str, letter_px: float, angle_deg: float, fill_gap: fl
 
 
 def test_a_word_at_a_slant_or_outsize_on_a_pale_patch_of_art_is_a_sound() -> None:
-    # A pale patch of painted art around a sound word (a sky, a wall; its lightness 15-25 under the paper's) is
+    # A pale patch of painted art around a sound word (a sky, a wall; its lightness 14-47 under the paper's) is
     # found as a light region like a balloon; a slanted or outsize word there is a sound drawn over the art.
     def kind(text: str, letter_px: float, angle_deg: float, fill_gap: float) -> str:
         return classify(_on_light_region(text, letter_px, angle_deg, fill_gap), text, 25.0, True)
