@@ -98,6 +98,23 @@ def test_display_lettering_is_a_title_at_the_top_and_a_sound_elsewhere() -> None
     assert classify(title, "SKULL", 20.0, False, near_top=False) == "sound"
     assert classify(_loose("CRASH!!", 90.0), "CRASH!!", 20.0, False, near_top=True) == "sound"
     assert classify(_loose("WHAM", 90.0, angle_deg=25.0), "WHAM", 20.0, False, near_top=True) == "sound"
+    # The title's edges: four letters or more, set level within five degrees.
+    assert classify(_loose("BEAR", 90.0), "BEAR", 20.0, False, near_top=True) == "caption"
+    assert classify(_loose("OWL", 90.0), "OWL", 20.0, False, near_top=True) == "sound"
+    assert classify(_loose("SKULL", 90.0, angle_deg=5.0), "SKULL", 20.0, False, near_top=True) == "caption"
+    assert classify(_loose("SKULL", 90.0, angle_deg=6.0), "SKULL", 20.0, False, near_top=True) == "sound"
+
+
+def test_loose_lettering_is_an_open_balloon_where_light_surrounds_it() -> None:
+    # Lettering with balloon-light paper around six tenths of it is a balloon whose outline is open; less, a caption.
+    def kind(light: float) -> str:
+        block = TextBlock(
+            lines=_loose("WE MUST GO ON", 20.0).lines, bbox=(0, 0, 300, 40), bubble=None, light_around=light
+        )
+        return classify(block, "WE MUST GO ON", 20.0, False)
+
+    assert kind(0.65) == "speech"
+    assert kind(0.55) == "caption"
 
 
 def test_loose_lettering_across_the_panel_is_a_caption() -> None:
