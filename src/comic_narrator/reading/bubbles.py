@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import unicodedata
 from dataclasses import dataclass
@@ -195,10 +194,9 @@ def group_lines(
         label = owner[members[0]]
         bubble = None
         if label > 0:
-            bubble = _with_fill(bubble_shape(labels, stats, label), gray, labels, stats, label, paper_luma)
+            bubble = bubble_shape(labels, stats, label, (gray, paper_luma))
         elif label < 0 and whole_page is not None:
-            found = broken_out[label]
-            bubble = _with_fill(bubble_shape(*whole_page, found), gray, *whole_page, found, paper_luma)
+            bubble = bubble_shape(*whole_page, broken_out[label], (gray, paper_luma))
         bbox = union_box(ln.bbox for ln in ordered)
         if bubble is not None and (bubble.area_px2 > 5 * max(1, bbox[2] * bbox[3]) or bubble.body_solidity < 0.6):
             # Lettering fills a balloon; a light region five times its size, or a ragged one, is the paper or
@@ -315,28 +313,25 @@ def _order_lines(lines: list[TextLine]) -> list[TextLine]:
     return sorted(lines, key=lambda ln: (ln.bbox[1] + ln.bbox[3] / 2.0, ln.bbox[0]))
 
 
-def _with_fill(
-    shape: BubbleShape,
-    gray: npt.NDArray[np.uint8],
+def bubble_shape(
     labels: npt.NDArray[np.int32],
     stats: npt.NDArray[np.int32],
     label: int,
-    paper_luma: float,
+    page: tuple[npt.NDArray[np.uint8], float] | None = None,
 ) -> BubbleShape:
-    x, y, w, h, _ = (int(v) for v in stats[label])
-    inside = gray[y : y + h, x : x + w][labels[y : y + h, x : x + w] == label]
-    if inside.size == 0:
-        return shape
-    return dataclasses.replace(shape, fill_gap=max(0.0, float(paper_luma) - float(np.median(inside))))
-
-
-def bubble_shape(labels: npt.NDArray[np.int32], stats: npt.NDArray[np.int32], label: int) -> BubbleShape:
-    """The shape of light region ``label``: outline solidity, rectangularity, corners and tail tip."""
+    """The shape of light region ``label``: outline solidity, rectangularity, corners and tail tip; with ``page``
+    (the grey page and its paper's lightness) also how far its inside sits below the paper."""
     x, y, w, h, _ = (int(v) for v in stats[label])
     mask = (labels[y : y + h, x : x + w] == label).astype(np.uint8)
+    fill_gap = 0.0
+    if page is not None and mask.any():
+        gray, paper_luma = page
+        fill_gap = max(0.0, float(paper_luma) - float(np.median(gray[y : y + h, x : x + w][mask > 0])))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
-        return BubbleShape(bbox=(x, y, w, h), area_px2=0, solidity=1.0, rectangularity=1.0, tail_xy=None)
+        return BubbleShape(
+            bbox=(x, y, w, h), area_px2=0, solidity=1.0, rectangularity=1.0, tail_xy=None, fill_gap=fill_gap
+        )
     contour = max(contours, key=cv2.contourArea)
     area = float(cv2.contourArea(contour))  # the outer outline: letters' holes do not count against it
     hull = cv2.convexHull(contour)
@@ -365,6 +360,7 @@ def bubble_shape(labels: npt.NDArray[np.int32], stats: npt.NDArray[np.int32], la
         tail_xy=tail_xy,
         corners=corners,
         body_solidity=body_solidity,
+        fill_gap=fill_gap,
     )
 
 
