@@ -23,7 +23,14 @@ from comic_narrator.flow.stages import book_key, render_key, script_key
 from comic_narrator.flow.stream import Streamed
 from comic_narrator.ingest.book import BookFeed, input_kind
 from comic_narrator.progress import SILENT, Progress, StageProgress
-from comic_narrator.workdir import StageCache, atomic_write_text, file_sha256, read_artifact, write_artifact
+from comic_narrator.workdir import (
+    StageCache,
+    atomic_write_text,
+    file_sha256,
+    make_folder,
+    read_artifact,
+    write_artifact,
+)
 
 if TYPE_CHECKING:
     from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
@@ -67,6 +74,7 @@ def open_book(
     a feed ingesting it page by page on a thread of its own; with it, what records the whole book in the cache
     once every page is stored (a run that stops half-way ingests again)."""
     input_kind(input_path)  # fail early and clearly on a missing/empty/unknown input
+    make_folder(work_dir)
     key, cache = book_key(input_path, config), StageCache(work_dir)
     book_file = work_dir / "book.json"
     stored = cache.load(book_file, Book) if cache.recorded("book") == [key] else None
@@ -220,7 +228,7 @@ def run(config: RunConfig, progress: Progress = SILENT) -> RunResult:
     from comic_narrator.flow.stream import stream_pages
 
     work = config.work_dir
-    work.mkdir(parents=True, exist_ok=True)
+    make_folder(work)
     log.info("the run starts: %s", config.input_path)
     result = RunResult(work_dir=work)
     clock = time.perf_counter()

@@ -135,6 +135,19 @@ def ensure_writable_output(path: Path) -> None:
         raise OutputError(f"the folder {parent} is not writable", path=path)
 
 
+def make_folder(path: Path, what: str = "work folder") -> None:
+    """Create a folder the run writes into (and its parents), or fail with one line naming it: a file in its
+    place, a parent that is a file, a place nothing can be created in. ``what`` names it in the message."""
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"the {what} is a file, not a folder", path=path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the {what}: {exc.strerror or exc}", path=path) from exc
+    if not os.access(path, os.W_OK):
+        raise OutputError(f"the {what} is not writable", path=path)
+
+
 class StageCache:
     """The one cache of a work folder, which every stage uses. Two kinds of entry:
 

@@ -69,6 +69,11 @@ def test_preview_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "does not exist" in err and str(missing.parent) in err
     assert not missing.parent.exists(), "a failed preview must not create the folder it was refused for"
     assert list(tmp_path.iterdir()) == []
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("keep me")
+    assert main(["--preview", "en-joe", "Hi.", "-o", str(a_file / "x.wav")]) == 2
+    assert f"{a_file} is not a folder" in capsys.readouterr().err  # was an internal error
+    assert a_file.read_text() == "keep me"
     with pytest.raises(SystemExit):
         main(["--preview", "en-joe", "Hi."])
 

@@ -312,6 +312,36 @@ def test_output_in_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.parametrize("command", [[], ["read"], ["inspect"]])
+def test_a_work_folder_that_cannot_be_made_is_one_line_naming_it(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--work-dir`` at a file, or under one: the narrator, ``read`` and ``inspect`` say which folder and why
+    (they raised an internal error from deep in the ingest before), and the file is left as it was."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("keep me")
+    cases = {a_file: "the work folder is a file, not a folder", a_file / "work": "cannot create the work folder"}
+    for work, fragment in cases.items():
+        output = [] if command == ["read"] else ["-o", str(tmp_path / "out")]
+        code, err = _run([*command, str(SAMPLE_PAGE), *output, "--work-dir", str(work), "-q"], capsys)
+        assert code == 2, err
+        assert len(err.splitlines()) == 1 and err.startswith(f"error: {work}: {fragment}"), err
+    assert a_file.read_text() == "keep me"
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_overlay_folder_that_is_a_file_is_refused_before_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a_file = tmp_path / "overlays"
+    a_file.write_text("keep me")
+    work = tmp_path / "work"
+    code, err = _run(["inspect", str(SAMPLE_PAGE), "-o", str(a_file), "--work-dir", str(work), "-q"], capsys)
+    assert code == 2 and err.startswith(f"error: {a_file}: the overlay folder is a file, not a folder"), err
+    assert a_file.read_text() == "keep me"
+    assert not list(work.glob("readings/*")), "refused before the page was read"
+
+
 def test_an_empty_page_inside_a_book_is_named_as_empty() -> None:
     """An archive's zero-byte member reaches the decoder itself (the input file is not empty)."""
     with pytest.raises(InputError, match=r"^book\.cbz:003\.jpg: the image file is empty$"):

@@ -44,6 +44,9 @@ def test_a_file_in_the_way_of_the_folder_is_refused_and_kept(
     out.write_bytes(b"not a folder")
     assert f"error: {out}: is a file, not a folder" in _refusal(work, out, capsys)
     assert out.read_bytes() == b"not a folder"
+    under = out / "pages"  # a folder under the file: one line too (it was an internal error)
+    assert f"error: {under}: cannot create the read-along folder" in _refusal(work, under, capsys)
+    assert out.read_bytes() == b"not a folder"
 
 
 def test_a_run_without_its_narration_audio_is_refused(

@@ -530,10 +530,11 @@ def inspect_main(argv: Sequence[str]) -> int:
         import cv2
 
         from comic_narrator.reading.overlay import draw_overlay
-        from comic_narrator.workdir import atomic_write_bytes
+        from comic_narrator.workdir import atomic_write_bytes, make_folder
 
         progress = Progress(quiet=args.quiet, as_json=args.json_progress)
         book = pipeline.load_or_ingest(args.input, _ingest_config(args), work_dir, progress)
+        make_folder(out_dir, "overlay folder")  # before the pages are read, not after
         reading, _ = read_pages(book, _vision_config(args), work_dir, progress, _llm_config(args))
         for page, page_reading in zip(book.pages, reading.pages, strict=True):
             overlay = draw_overlay(load_page_rgb(work_dir, page), page_reading)

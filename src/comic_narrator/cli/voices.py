@@ -15,6 +15,7 @@ from comic_narrator.errors import ComicNarratorError, OutputError
 from comic_narrator.voice.normalize import normalize_for_speech
 from comic_narrator.voice.synthesis import write_wav_atomic
 from comic_narrator.voice.voicebank import open_voice_bank
+from comic_narrator.workdir import ensure_writable_output
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,8 +93,7 @@ def _list(config: VoiceConfig, as_json: bool) -> int:
 
 
 def _preview(config: VoiceConfig, voice_id: str, text: str, output: Path, speed: float, pitch: float) -> int:
-    if not output.parent.exists():
-        raise OutputError("the output folder does not exist", path=output.parent)
+    ensure_writable_output(output)
     with open_voice_bank(config) as bank:
         info = bank.voice(voice_id)
         spoken = normalize_for_speech(text, info.language, "speech")

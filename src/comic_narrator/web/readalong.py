@@ -13,7 +13,7 @@ from comic_narrator.artifacts import Book, BookReading, ClipList, Script, Timing
 from comic_narrator.errors import ArtifactError, OutputError
 from comic_narrator.video.render import book_audio_file
 from comic_narrator.web.guided import guided_document
-from comic_narrator.workdir import atomic_write_text, read_artifact
+from comic_narrator.workdir import atomic_write_text, make_folder, read_artifact
 
 PLAYER = Path(__file__).resolve().parents[1] / "assets" / "web" / "read-along"
 FONTS = Path(__file__).resolve().parents[1] / "assets" / "fonts"
@@ -63,7 +63,7 @@ def export_read_along(work_dir: Path, out_dir: Path) -> ReadAlong:
         raise ArtifactError("has no narration audio yet: finish the run first (re-run the same command)", path=audio)
     if len(reading.pages) != len(book.pages):
         raise ArtifactError(f"holds {len(reading.pages)} page(s) but the book has {len(book.pages)}", path=work_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(out_dir, "read-along folder")
     images = []
     for page in book.pages:
         name = f"pages/{Path(page.image_file).name}"
