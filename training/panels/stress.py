@@ -6,8 +6,8 @@ lists, for `comic-narrator eval` and training/panels/stress_eval.py.
 Three sources, none of them trained on by the shipped segmenter as pages:
 - real pages with hand-checked panels: the golden-age and newspaper pages of ../shared/corpus (public domain);
 - real held-out pages under page conditions (small and large scans, JPEG noise, screentone, dark panels, grey
-  paper, page-number margins, a skewed scan, black or screentoned gutters): Black Jack vol. 1 p. 41-60 and
-  Pepper&Carrot ep. 17;
+  paper, page-number margins, a skewed scan, black or screentoned gutters, a scanner's black border): Black Jack
+  vol. 1 p. 41-60 and Pepper&Carrot ep. 17;
 - constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
   spreads, captions across borders, nested groups, Sunday pages, strips, 4-koma pages and tiers sharing frame
   lines) filled with panel crops of
@@ -620,6 +620,20 @@ def _skew(page: Page) -> Page:
     return Page(np.asarray(img, np.uint8), page.direction, boxes)
 
 
+def _scan_border(page: Page, rng: np.random.Generator) -> Page:
+    """A scanner's black border: a band of near-black along the top and the left edge (1-3 % and 1.5-4 % of the
+    page), and along the right one time in two, as a flatbed scan of a book page leaves it."""
+    img = page.image.copy()
+    h, w = img.shape[:2]
+    top, left = int(h * rng.uniform(0.01, 0.03)), int(w * rng.uniform(0.015, 0.04))
+    right = int(w * rng.uniform(0.0, 0.02)) if rng.random() < 0.5 else 0
+    img[:top] = rng.integers(5, 40)
+    img[:, :left] = rng.integers(5, 40)
+    if right:
+        img[:, w - right :] = rng.integers(5, 40)
+    return Page(img, page.direction, page.panels)
+
+
 def held_out_pages() -> list[tuple[str, Page]]:
     """Black Jack p. 41-60 (every other page) and Pepper&Carrot ep. 17, with their hand-annotated panels."""
     out: list[tuple[str, Page]] = []
@@ -669,6 +683,7 @@ CONDITIONS: dict[str, Callable[[Page, np.random.Generator, int], Page]] = {
     "skewed-scan": lambda p, rng, n: _skew(p),
     "black-gutters": lambda p, rng, n: _dark_gutters(p, "black"),
     "toned-gutters": lambda p, rng, n: _dark_gutters(p, "tone"),
+    "scan-border": lambda p, rng, n: _scan_border(p, rng),
 }
 
 

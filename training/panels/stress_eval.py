@@ -21,8 +21,8 @@ from comic_narrator.config import VisionConfig
 from comic_narrator.reading.insets import add_insets
 from comic_narrator.reading.metrics import in_order, match_boxes
 from comic_narrator.reading.order import spread_aware_order
-from comic_narrator.reading.panels import PanelParams, art_paper_luma, dark_paper, estimate_background
-from comic_narrator.reading.reader import _find_panels
+from comic_narrator.reading.panels import PanelParams, art_paper_luma
+from comic_narrator.reading.reader import _find_panels, page_paper
 
 
 def panels_of(rgb: np.ndarray, mode: str) -> tuple[list[BBox], dict[int, int]]:
@@ -30,8 +30,7 @@ def panels_of(rgb: np.ndarray, mode: str) -> tuple[list[BBox], dict[int, int]]:
     told from insets here), with each inset's parent."""
     grey = np.asarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
     params = PanelParams()
-    background = estimate_background(rgb, params)
-    dark = dark_paper(grey, background)
+    rgb, grey, background, dark = page_paper(rgb, grey, params)
     panels = _find_panels(rgb, grey, params, background, VisionConfig(panels=mode), dark)  # type: ignore[arg-type]
     return add_insets(grey, panels, background.scale, art_paper_luma(background, dark), [])
 

@@ -247,6 +247,56 @@ def paper_as_white(gray: npt.NDArray[np.uint8], dark: DarkPaper | None) -> npt.N
     return np.asarray(np.where(full.astype(bool), np.uint8(255), gray), dtype=np.uint8)
 
 
+_SCAN_BORDER_LUMA = 60
+"""A scanner's border: rows or columns at the page's edge whose pixels are this dark ..."""
+_SCAN_BORDER_SHARE = 0.97
+"""... nearly all of them (a line of art crossing the edge has paper or light art somewhere along it) ..."""
+_SCAN_BORDER_MAX = 0.06
+"""... at most this share of the page's width or height from each edge ..."""
+_SCAN_BORDER_INSIDE = 120.0
+"""... ending sharply: the line just inside it is this light on average (the page's paper and art). A spine's
+shadow fades in over many lines, and painting its darkest ones white would draw a gutter beside the rest."""
+
+
+def scan_border(gray: npt.NDArray[np.uint8]) -> tuple[int, int, int, int]:
+    """How many rows (top, bottom) and columns (left, right) at the page's edges are a scanner's dark border: a
+    band of near-black the whole length of the side, from the edge in (the lid's shadow, the scanner bed)."""
+    height_px, width_px = gray.shape
+    dark = gray < _SCAN_BORDER_LUMA
+
+    def run(shares: npt.NDArray[np.float64], lumas: npt.NDArray[np.float64], cap: int) -> int:
+        misses = np.flatnonzero(shares[:cap] < _SCAN_BORDER_SHARE)
+        if not misses.size or lumas[misses[0]] < _SCAN_BORDER_INSIDE:
+            return 0
+        return int(misses[0])
+
+    rows, cols = dark.mean(axis=1), dark.mean(axis=0)
+    row_luma, col_luma = gray.mean(axis=1), gray.mean(axis=0)
+    rows_cap, cols_cap = int(height_px * _SCAN_BORDER_MAX), int(width_px * _SCAN_BORDER_MAX)
+    return (
+        run(rows, row_luma, rows_cap),
+        run(rows[::-1], row_luma[::-1], rows_cap),
+        run(cols, col_luma, cols_cap),
+        run(cols[::-1], col_luma[::-1], cols_cap),
+    )
+
+
+def without_scan_border(
+    image_rgb: npt.NDArray[np.uint8], gray: npt.NDArray[np.uint8], border: tuple[int, int, int, int]
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """The page with its scanner border (:func:`scan_border`) painted white, as the paper around the page would
+    be: the finders see a page edge, not a black bleed along it."""
+    top, bottom, left, right = border
+    height_px, width_px = gray.shape
+    rgb, grey = image_rgb.copy(), gray.copy()
+    for image in (rgb, grey):
+        image[:top] = 255
+        image[height_px - bottom :] = 255
+        image[:, :left] = 255
+        image[:, width_px - right :] = 255
+    return rgb, grey
+
+
 def art_paper_luma(background: PageBackground, dark: DarkPaper | None) -> float:
     """The luma of the paper the art and the lettering are drawn on, which inset frames and balloons are told
     from: the page's paper, or where the gutters are dark (:func:`dark_paper`), the light of the art."""
