@@ -9,8 +9,8 @@ Three sources, none of them trained on by the shipped segmenter as pages:
   paper, page-number margins, a skewed scan, black or screentoned gutters, a scanner's black border): Black Jack
   vol. 1 p. 41-60 and Pepper&Carrot ep. 17;
 - constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
-  spreads, captions across borders, nested groups, Sunday pages, strips, 4-koma pages and tiers sharing frame
-  lines) filled with panel crops of
+  spreads, captions across borders, nested groups, Sunday pages, strips, strips on old newsprint, 4-koma pages and
+  tiers sharing frame lines) filled with panel crops of
   licence-clean art: Black Jack pages 2-40 (the segmenter's training volume), Pepper&Carrot episodes 1-16
   (CC BY 4.0) and the golden-age corpus pages (public domain, an art style the segmenter never saw). Each
   constructed page takes its art from one of the three, in turn.
@@ -506,6 +506,31 @@ def kind_shared_frames(c: Canvas) -> str:
     return "tiers of 1-3 panels sharing frame lines (no gutter)"
 
 
+def _newsprint(image: Rgb, rng: np.random.Generator) -> Rgb:
+    """Colour printed on old newsprint: the cyan, magenta and yellow plates each a few pixels off the black one
+    (misregistered fills spill into the gutters), yellowed paper, faded ink, grain and a soft scan."""
+    rgb = image.astype(np.float32) / 255
+    black = 1 - rgb.max(axis=2)
+    rest = np.maximum(1 - black, 1e-3)
+    plates = []
+    for channel in range(3):
+        plate = (1 - rgb[..., channel] - black) / rest
+        dx, dy = rng.integers(-3, 4, 2)
+        plates.append(np.roll(np.roll(plate, dx, axis=1), dy, axis=0))
+    out = np.stack([(1 - plate) * (1 - black) for plate in plates], axis=2)
+    paper = np.array([0.93, 0.85, 0.66]) * rng.uniform(0.92, 1.0)
+    out = 0.12 + 0.82 * out * paper
+    out = cv2.GaussianBlur(out + rng.normal(0, 0.025, out.shape), (0, 0), 0.8)
+    return np.asarray(np.clip(out * 255, 0, 255), dtype=np.uint8)
+
+
+def kind_strip_newsprint(c: Canvas) -> str:
+    """A daily strip in colour as an old newspaper printed it (:func:`_newsprint`)."""
+    note = kind_strip(c)
+    c.image = _newsprint(c.image, c.rng)
+    return note + ", on old newsprint (colour plates off register, yellowed paper, faded ink)"
+
+
 CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
     "borderless": (kind_borderless, "rtl", (W, H), False),
     "bleed": (kind_bleed, "rtl", (W, H), False),
@@ -522,6 +547,7 @@ CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool
 SEPARATE_SEED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
     "yonkoma": (kind_yonkoma, "rtl", (W, H), False),
     "shared-frames": (kind_shared_frames, "rtl", (W, H), False),
+    "strip-newsprint": (kind_strip_newsprint, "ltr", (1600, 480), True),
 }
 """Kinds added after the set was first built: each draws from a generator of its own (the seed and its place
 here), so the pages of every other kind stay as they were."""

@@ -297,6 +297,26 @@ def without_scan_border(
     return rgb, grey
 
 
+_WHITE_PAPER = 250.0
+"""Paper at least this light is white already; darker light paper (yellowed newsprint) is levelled for the
+segmenter by :func:`paper_levelled`."""
+
+
+def paper_levelled(gray: npt.NDArray[np.uint8], background: PageBackground) -> npt.NDArray[np.uint8]:
+    """``gray`` with its levels stretched so that the paper is white and the darkest ink (1st percentile) black,
+    where the paper is light but not white (yellowed newsprint, faded ink): the segmenter learnt white gutters
+    between inked frames; the page as it is otherwise."""
+    red, green, blue = background.rgb
+    paper = 0.299 * red + 0.587 * green + 0.114 * blue
+    if paper >= _WHITE_PAPER:
+        return gray
+    ink = float(np.percentile(gray, 1))
+    if paper - ink < 1.0:
+        return gray
+    stretched = (gray.astype(np.float32) - ink) * (255.0 / (paper - ink))
+    return np.asarray(np.clip(stretched, 0, 255), dtype=np.uint8)
+
+
 def art_paper_luma(background: PageBackground, dark: DarkPaper | None) -> float:
     """The luma of the paper the art and the lettering are drawn on, which inset frames and balloons are told
     from: the page's paper, or where the gutters are dark (:func:`dark_paper`), the light of the art."""

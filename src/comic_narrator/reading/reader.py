@@ -52,6 +52,7 @@ from comic_narrator.reading.panels import (
     is_full_bleed,
     paper_as_white,
     paper_inside_art,
+    paper_levelled,
     scan_border,
     without_scan_border,
 )
@@ -216,7 +217,7 @@ def _find_panels(
         and width_px > height_px
         and (config.panels == "model" or paper_inside_art(background) < _STRIP_LINE_ART_PAPER)
     ):
-        strip = detect_panels_in_strip(gray)
+        strip = detect_panels_in_strip(paper_levelled(gray, background))
         if strip is not None:
             return strip if config.panels == "model" else colour_page_panels(strip, classical)
     return classical
