@@ -14,8 +14,8 @@ from comic_narrator.artifacts import BBox
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.reading.metrics import in_order, match_boxes
-from comic_narrator.reading.panels import PanelParams, scan_border
-from comic_narrator.reading.reader import page_paper, read_page
+from comic_narrator.reading.panels import PanelParams, page_paper, scan_border
+from comic_narrator.reading.reader import read_page
 from tests.reading.conftest import DATA, load_rgb, page_for
 
 ANNOTATIONS = Path(__file__).resolve().parents[2] / "training" / "panels" / "annotations"

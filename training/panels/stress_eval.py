@@ -21,8 +21,8 @@ from comic_narrator.config import VisionConfig
 from comic_narrator.reading.insets import add_insets
 from comic_narrator.reading.metrics import in_order, match_boxes
 from comic_narrator.reading.order import spread_aware_order
-from comic_narrator.reading.panels import PanelParams, art_paper_luma
-from comic_narrator.reading.reader import _find_panels, page_paper
+from comic_narrator.reading.panels import PanelParams, art_paper_luma, page_paper
+from comic_narrator.reading.reader import _find_panels
 
 
 def panels_of(rgb: np.ndarray, mode: str) -> tuple[list[BBox], dict[int, int]]:

@@ -297,6 +297,21 @@ def without_scan_border(
     return rgb, grey
 
 
+def page_paper(
+    image_rgb: npt.NDArray[np.uint8], gray: npt.NDArray[np.uint8], params: PanelParams
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], PageBackground, DarkPaper | None]:
+    """The page's paper and its gutters' (:func:`dark_paper`), with a scanner's black border painted white first
+    where the page's paper is light (:func:`scan_border`; a page whose gutters are all dark is left as it is)."""
+    background = estimate_background(image_rgb, params)
+    dark = dark_paper(gray, background)
+    border = scan_border(gray) if dark is None else (0, 0, 0, 0)
+    if any(border):
+        image_rgb, gray = without_scan_border(image_rgb, gray, border)
+        background = estimate_background(image_rgb, params)
+        dark = dark_paper(gray, background)
+    return image_rgb, gray, background, dark
+
+
 _WHITE_PAPER = 250.0
 """Paper at least this light is white already; darker light paper (yellowed newsprint) is levelled for the
 segmenter by :func:`paper_levelled`."""

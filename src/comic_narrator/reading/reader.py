@@ -46,15 +46,12 @@ from comic_narrator.reading.panels import (
     PageBackground,
     PanelParams,
     art_paper_luma,
-    dark_paper,
     detect_panels,
-    estimate_background,
     is_full_bleed,
+    page_paper,
     paper_as_white,
     paper_inside_art,
     paper_levelled,
-    scan_border,
-    without_scan_border,
 )
 from comic_narrator.reading.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
 
@@ -138,21 +135,6 @@ def read_page(
         panels=[Panel(bbox=p) for p in panels],
         texts=texts,
     )
-
-
-def page_paper(
-    image_rgb: npt.NDArray[np.uint8], gray: npt.NDArray[np.uint8], params: PanelParams
-) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], PageBackground, DarkPaper | None]:
-    """The page's paper and its gutters' (:func:`dark_paper`), with a scanner's black border painted white first
-    where the page's paper is light (:func:`scan_border`; a page whose gutters are all dark is left as it is)."""
-    background = estimate_background(image_rgb, params)
-    dark = dark_paper(gray, background)
-    border = scan_border(gray) if dark is None else (0, 0, 0, 0)
-    if any(border):
-        image_rgb, gray = without_scan_border(image_rgb, gray, border)
-        background = estimate_background(image_rgb, params)
-        dark = dark_paper(gray, background)
-    return image_rgb, gray, background, dark
 
 
 def follow_book_direction(
