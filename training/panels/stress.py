@@ -531,6 +531,33 @@ def kind_strip_newsprint(c: Canvas) -> str:
     return note + ", on old newsprint (colour plates off register, yellowed paper, faded ink)"
 
 
+def kind_painted_gutters(c: Canvas) -> str:
+    """A painted page whose panels have no frames and whose gutters are narrow bands of light paint (220-245 grey,
+    a little tinted) that the art fades into over a few pixels, as on some of Pepper&Carrot's pages; western order."""
+    width, height = c.size
+    g = c.rng.uniform(0.003, 0.008) * width
+    x0, y0, x1, y1 = 0.04 * width, 0.03 * height, 0.96 * width, 0.97 * height
+    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([3, 4])), g):
+        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), g):
+            c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
+    inside = np.zeros((height, width), np.uint8)
+    for x, y, w, h in c.boxes:
+        inside[y : y + h, x : x + w] = 255
+    outer = np.zeros_like(inside)
+    outer[int(y0) : int(y1), int(x0) : int(x1)] = 255
+    paint = np.array([c.rng.uniform(220, 245)] * 3) + c.rng.uniform(-8, 8, 3)
+    # Every pixel of the art fades towards the gutters' paint within `soft` pixels of them.
+    soft = c.rng.uniform(3, 10)
+    away = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
+    alpha = np.clip(away / soft, 0.0, 1.0)[..., None]
+    painted = c.image.astype(np.float32) * alpha + paint[None, None, :] * (1 - alpha)
+    gutters = (outer > 0) & (inside == 0)
+    painted[gutters] = paint
+    c.image = np.asarray(np.where((outer > 0)[..., None], painted, c.image).clip(0, 255), dtype=np.uint8)
+    _finish(c, False, 3)
+    return "painted panels without frames, gutters of light paint a few pixels wide that the art fades into"
+
+
 CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
     "borderless": (kind_borderless, "rtl", (W, H), False),
     "bleed": (kind_bleed, "rtl", (W, H), False),
@@ -548,6 +575,7 @@ SEPARATE_SEED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bo
     "yonkoma": (kind_yonkoma, "rtl", (W, H), False),
     "shared-frames": (kind_shared_frames, "rtl", (W, H), False),
     "strip-newsprint": (kind_strip_newsprint, "ltr", (1600, 480), True),
+    "painted-gutters": (kind_painted_gutters, "ltr", (992, 1401), True),
 }
 """Kinds added after the set was first built: each draws from a generator of its own (the seed and its place
 here), so the pages of every other kind stay as they were."""

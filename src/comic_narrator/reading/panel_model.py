@@ -24,6 +24,9 @@ _ERODE_FRAC = 0.006
 """Training labels are panel insides eroded by this fraction of the page width: boxes are grown back by it."""
 _MIN_PANEL_AREA_FRAC = 0.008
 _MIN_CONFIDENT_P10 = 0.8
+_THIN_PAPER = 0.9
+"""Share of a page row (column) inside a grid pixel that must be paper for a thin paper line to cross it: a line of
+lettering has paper between its letters, but not all along."""
 """A panel is confidently inside throughout: its 10th-percentile probability is at least this (real panels on the
 annotated pages: 0.91-1.0; slivers at scan edges and running headers: 0.56-0.71)."""
 _MARGIN_BAND_FRAC = 0.08
@@ -172,14 +175,21 @@ def _probability_once(grey: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float
 
 
 def detect_panels_learned(
-    grey: npt.NDArray[np.uint8], classical: list[BBox] | None = None, threshold: float = 0.5
+    grey: npt.NDArray[np.uint8],
+    classical: list[BBox] | None = None,
+    threshold: float = 0.5,
+    *,
+    painted: bool = False,
 ) -> list[BBox] | None:
     """Panel boxes in page pixels (no order), or None when the model is not installed. With the classical
     detector's boxes, an unframed title band above every panel is dropped (see :func:`without_title_band`).
 
     A two-page spread (at least 1.2 times as wide as tall) is read a page at a time, each half at the model's
-    full resolution, unless a panel found on the whole spread crosses the fold (a double-page picture)."""
-    whole = _panels_of(grey, threshold)
+    full resolution, unless a panel found on the whole spread crosses the fold (a double-page picture).
+
+    ``painted`` (a colour page) lets a light ridge between art cut a region as a gutter would (see
+    :func:`split_along_gutters`): a painted page may paint its gutters as soft light bands."""
+    whole = _panels_of(grey, threshold, painted)
     if whole is None:
         return None
     height_px, width_px = grey.shape
@@ -187,16 +197,16 @@ def detect_panels_learned(
         fold = width_px // 2
         across = any(x < fold - 0.05 * width_px and x + w > fold + 0.05 * width_px for x, _y, w, _h in whole)
         if not across:
-            left = _panels_of(np.ascontiguousarray(grey[:, :fold]), threshold) or []
-            right = _panels_of(np.ascontiguousarray(grey[:, fold:]), threshold) or []
+            left = _panels_of(np.ascontiguousarray(grey[:, :fold]), threshold, painted) or []
+            right = _panels_of(np.ascontiguousarray(grey[:, fold:]), threshold, painted) or []
             whole = left + [(x + fold, y, w, h) for x, y, w, h in right]
     if classical is None:
         return whole
-    return without_title_band(_split_when_zoomed(grey, threshold, whole, classical), classical, grey)
+    return without_title_band(_split_when_zoomed(grey, threshold, whole, classical, painted), classical, grey)
 
 
 def _split_when_zoomed(
-    grey: npt.NDArray[np.uint8], threshold: float, boxes: list[BBox], classical: list[BBox]
+    grey: npt.NDArray[np.uint8], threshold: float, boxes: list[BBox], classical: list[BBox], painted: bool
 ) -> list[BBox]:
     """Where the panels fill less than :data:`_ZOOM_BELOW_FILL` of the page (a scan with the book's margins
     around the art, a small page on a large canvas), the model's grid spends few pixels on the art: a gutter of a
@@ -214,7 +224,8 @@ def _split_when_zoomed(
     pad = round(_ZOOM_PAD_FRAC * max(width_px, height_px))
     x0, y0, x1, y1 = max(0, x0 - pad), max(0, y0 - pad), min(width_px, x1 + pad), min(height_px, y1 + pad)
     zoomed = [
-        (x + x0, y + y0, w, h) for x, y, w, h in _panels_of(np.ascontiguousarray(grey[y0:y1, x0:x1]), threshold) or []
+        (x + x0, y + y0, w, h)
+        for x, y, w, h in _panels_of(np.ascontiguousarray(grey[y0:y1, x0:x1]), threshold, painted) or []
     ]
     out: list[BBox] = []
     for box in boxes:
@@ -249,14 +260,16 @@ def detect_panels_in_strip(grey: npt.NDArray[np.uint8], threshold: float = 0.5) 
     return _boxes_of(grey, total / count, wide / width_px, threshold)
 
 
-def _panels_of(grey: npt.NDArray[np.uint8], threshold: float) -> list[BBox] | None:
+def _panels_of(grey: npt.NDArray[np.uint8], threshold: float, painted: bool = False) -> list[BBox] | None:
     result = panel_probability(grey)
     if result is None:
         return None
-    return _boxes_of(grey, *result, threshold)
+    return _boxes_of(grey, *result, threshold, painted)
 
 
-def _boxes_of(grey: npt.NDArray[np.uint8], prob: npt.NDArray[np.float32], scale: float, threshold: float) -> list[BBox]:
+def _boxes_of(
+    grey: npt.NDArray[np.uint8], prob: npt.NDArray[np.float32], scale: float, threshold: float, painted: bool = False
+) -> list[BBox]:
     """Panel boxes in page pixels from the probability map (``scale``: map pixels per page pixel)."""
     h, w = prob.shape
     # A hair-thin bridge (a balloon the model half-saw across a gutter) must not join two panels.
@@ -268,6 +281,7 @@ def _boxes_of(grey: npt.NDArray[np.uint8], prob: npt.NDArray[np.float32], scale:
     grow = _ERODE_FRAC * w
     min_area = _MIN_PANEL_AREA_FRAC * h * w
     light = _paper_pixels(grey, (w, h))
+    thin = _thin_paper_lines(grey, (w, h)) if painted else None
     boxes: list[tuple[int, int, int, int]] = []
     for label in range(1, count):
         x, y, bw, bh, area = (int(v) for v in stats[label])
@@ -277,7 +291,13 @@ def _boxes_of(grey: npt.NDArray[np.uint8], prob: npt.NDArray[np.float32], scale:
         component = labels[y : y + bh, x : x + bw] == label
         # Two panels joined across a gutter the model half-saw (thin, slanted, bridged by a balloon) come apart
         # along the straight line of paper between them before each is judged.
-        for piece in split_along_gutters(light[y : y + bh, x : x + bw], sub_prob, component, 2 * min_area):
+        for piece in split_along_gutters(
+            light[y : y + bh, x : x + bw],
+            sub_prob,
+            component,
+            2 * min_area,
+            ridges=None if thin is None else (thin[0][y : y + bh, x : x + bw], thin[1][y : y + bh, x : x + bw]),
+        ):
             if float(np.percentile(sub_prob[piece], 10)) < _MIN_CONFIDENT_P10:
                 # A doubtful patch (a running header, a scanner's dark edge, a strip under a panel) is dropped,
                 # unless a confident panel is joined to it: then the panel is kept without the patch.
@@ -297,6 +317,27 @@ def _boxes_of(grey: npt.NDArray[np.uint8], prob: npt.NDArray[np.float32], scale:
         x1, y1 = min(float(w), x + bw + grow), min(float(h), y + bh + grow)
         out.append((round(x0 / scale), round(y0 / scale), round((x1 - x0) / scale), round((y1 - y0) / scale)))
     return out
+
+
+def _thin_paper_lines(
+    grey: npt.NDArray[np.uint8], size: tuple[int, int]
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Paper lines of the page kept on the model's grid however thin (``size`` = its width and height), paper as
+    :func:`_paper_pixels` has it: a grid pixel of the first map is paper where a page row inside it is, but for a
+    tenth at most (a level line), of the second where a page column is (an upright line)."""
+    width, height = size
+    small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+    ink, paper = (float(v) for v in np.percentile(small, (2, 98)))
+    page = (grey >= ink + 0.8 * (paper - ink)).astype(np.float32)
+    page_h, page_w = grey.shape
+    rows = cv2.resize(page, (width, page_h), interpolation=cv2.INTER_AREA) >= _THIN_PAPER
+    cols = cv2.resize(page, (page_w, height), interpolation=cv2.INTER_AREA) >= _THIN_PAPER
+    row_starts = (np.arange(height) * page_h // height).astype(np.intp)
+    col_starts = (np.arange(width) * page_w // width).astype(np.intp)
+    return (
+        np.maximum.reduceat(rows.astype(np.uint8), row_starts, axis=0) > 0,
+        np.maximum.reduceat(cols.astype(np.uint8), col_starts, axis=1) > 0,
+    )
 
 
 def _paper_pixels(grey: npt.NDArray[np.uint8], size: tuple[int, int]) -> npt.NDArray[np.bool_]:

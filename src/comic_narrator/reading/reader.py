@@ -189,9 +189,10 @@ def _find_panels(
     classical = detect_panels(image_rgb, replace(params, paper_seams=not learned_too), background)
     if learned_too:
         # The classical boxes also tell the model's title band from a framed panel.
-        learned = detect_panels_learned(paper_as_white(gray, dark), classical)
+        colour = is_colour_page(image_rgb)
+        learned = detect_panels_learned(paper_as_white(gray, dark), classical, painted=colour)
         if learned is not None:
-            if config.panels == "auto" and is_colour_page(image_rgb):
+            if config.panels == "auto" and colour:
                 return colour_page_panels(learned, classical)
             return learned
     elif (

@@ -1,0 +1,79 @@
+"""Gutters painted as light bands a few pixels wide between frameless painted panels (Pepper&Carrot ep. 18 p. 4):
+the segmenter is sure the band is inside a panel, so on a colour page a ridge of paper between art is a gutter
+whatever it says; on line art such a ridge is part of the drawing and cuts nothing."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from PIL import Image
+
+from comic_narrator.artifacts import BBox
+from comic_narrator.reading.gutter_split import split_along_gutters
+from comic_narrator.reading.metrics import in_order, match_boxes
+from comic_narrator.reading.order import spread_aware_order
+from tests.conftest import REPO
+from tests.reading.conftest import DATA, training_module
+
+ANNOTATIONS = REPO / "training" / "panels" / "annotations" / "pc-ep18-19.json"
+
+
+def test_a_painted_page_is_cut_along_its_light_gutters() -> None:
+    """Episode 18 p. 4 (lettered, the bundled 0.6 scale copy): three wide panels over each other, apart by soft
+    bands of 230-245 grey four page pixels high between art of 150-200; the second and third were one box."""
+    page = next(
+        p for p in json.loads(ANNOTATIONS.read_text(encoding="utf-8"))["pages"] if p["image"].endswith("E18P04.jpg")
+    )
+    rgb = np.asarray(Image.open(DATA / "peppercarrot-training" / "E18P04-lettered.jpg").convert("RGB"))
+    scale = rgb.shape[1] / page["width"]
+    truth: list[BBox] = [tuple(round(v * scale) for v in p["bbox"]) for p in page["panels"]]  # type: ignore[misc]
+    pred, parents = training_module("stress_eval").panels_of(rgb, "auto")
+    ordered = [pred[i] for i in spread_aware_order(pred, parents, "ltr", *rgb.shape[1::-1])]
+    hits = match_boxes(truth, ordered)
+    assert len(hits) == len(truth) == len(ordered), ordered
+    assert in_order([hits[g] for g in range(len(truth))])
+
+
+def _ridge(height: int = 300, width: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A region of painted art (no paper) with a gutter one page pixel high along row 150: on the grid it is half
+    paper (``light``), and paper in the thin row map; the segmenter is sure (0.95) it lies inside a panel."""
+    light = np.zeros((height, width), bool)
+    light[150, ::2] = True
+    rows = np.zeros_like(light)
+    rows[150] = True
+    prob = np.full((height, width), 0.95, np.float32)
+    return light, prob, rows, np.zeros_like(light)
+
+
+def test_a_ridge_of_paper_between_art_is_a_gutter_on_a_colour_page_only() -> None:
+    light, prob, rows, cols = _ridge()
+    mask = np.ones_like(light)
+    pieces = split_along_gutters(light, prob, mask, 2000, ridges=(rows, cols))
+    assert len(pieces) == 2
+    assert sorted(int(np.nonzero(p)[0].max()) for p in pieces) == [149, 299]
+    # Line art (no ridge maps): the segmenter's word stands.
+    assert len(split_along_gutters(light, prob, mask, 2000)) == 1
+    # Upright: the same gutter along a column is found through the column map.
+    pieces = split_along_gutters(light.T, prob.T, mask.T, 2000, ridges=(cols.T, rows.T))
+    assert len(pieces) == 2
+
+
+def test_no_ridge_where_the_segmenter_is_surest_or_paper_lies_beside_the_line() -> None:
+    light, prob, rows, cols = _ridge()
+    mask = np.ones_like(light)
+    sure = np.full_like(prob, 0.99)
+    assert len(split_along_gutters(light, sure, mask, 2000, ridges=(rows, cols))) == 1
+    # A band of light sky 20 rows high: paper beside the line within a few pixels, so no ridge.
+    sky = np.zeros_like(light)
+    sky[140:161] = True
+    assert len(split_along_gutters(sky, prob, mask, 2000, ridges=(sky, cols))) == 1
+    # Lines of lettering either side (a third paper between the letters, lettered Pepper&Carrot ep. 6 p. 4's
+    # balloons): a line of paper between two lines of text is no gutter.
+    lettered = light.copy()
+    lettered[145:150, ::3] = lettered[151:156, ::3] = True
+    assert len(split_along_gutters(lettered, prob, mask, 2000, ridges=(rows, cols))) == 1
+    # Art breaking across a tenth of the line: not clear across.
+    broken = rows.copy()
+    broken[150, :20] = False
+    assert len(split_along_gutters(light, prob, mask, 2000, ridges=(broken, cols))) == 1
