@@ -15,10 +15,12 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
-from comic_narrator.artifacts import PageImage, PageReading
+from comic_narrator.artifacts import BBox, PageImage, PageReading
 from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.config import VisionConfig
 from comic_narrator.ingest.images import decode_image
+from comic_narrator.reading.metrics import in_order, match_boxes
+from comic_narrator.reading.order import spread_aware_order
 from comic_narrator.reading.reader import read_page
 from tests.conftest import training_path
 
@@ -97,3 +99,14 @@ def blackjack_sample_pages() -> tuple[npt.NDArray[np.uint8], ...]:
     with zipfile.ZipFile(BLACKJACK_SAMPLE) as archive:
         names = sorted(n for n in archive.namelist() if n.endswith(".jpg"))
         return tuple(decode_image(archive.read(n), source=n, max_pixels=64_000_000) for n in names)
+
+
+def assert_panels_in_order(rgb: npt.NDArray[np.uint8], truth: list[BBox], direction: str) -> None:
+    """The reader's panels of ``rgb`` (insets included, in its reading order) are ``truth``, one box each (IoU 0.5),
+    in their order, and no more."""
+    pred, parents = training_module("stress_eval").panels_of(rgb, "auto")
+    ordered = [pred[i] for i in spread_aware_order(pred, parents, direction, *rgb.shape[1::-1])]
+    hits = match_boxes(truth, ordered)
+    assert len(hits) == len(truth), f"{len(hits)} of {len(truth)} panels found ({len(ordered)} boxes): {ordered}"
+    assert in_order([hits[g] for g in range(len(truth))]), ordered
+    assert len(ordered) == len(truth), f"{len(ordered) - len(truth)} boxes more than the page's {len(truth)} panels"

@@ -11,10 +11,8 @@ from PIL import Image
 
 from comic_narrator.artifacts import BBox
 from comic_narrator.reading.gutter_split import split_along_gutters
-from comic_narrator.reading.metrics import in_order, match_boxes
-from comic_narrator.reading.order import spread_aware_order
 from tests.conftest import REPO
-from tests.reading.conftest import DATA, training_module
+from tests.reading.conftest import DATA, assert_panels_in_order
 
 ANNOTATIONS = REPO / "training" / "panels" / "annotations" / "pc-ep18-19.json"
 
@@ -28,11 +26,7 @@ def test_a_painted_page_is_cut_along_its_light_gutters() -> None:
     rgb = np.asarray(Image.open(DATA / "peppercarrot-training" / "E18P04-lettered.jpg").convert("RGB"))
     scale = rgb.shape[1] / page["width"]
     truth: list[BBox] = [tuple(round(v * scale) for v in p["bbox"]) for p in page["panels"]]  # type: ignore[misc]
-    pred, parents = training_module("stress_eval").panels_of(rgb, "auto")
-    ordered = [pred[i] for i in spread_aware_order(pred, parents, "ltr", *rgb.shape[1::-1])]
-    hits = match_boxes(truth, ordered)
-    assert len(hits) == len(truth) == len(ordered), ordered
-    assert in_order([hits[g] for g in range(len(truth))])
+    assert_panels_in_order(rgb, truth, "ltr")
 
 
 def _ridge(height: int = 300, width: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -27,7 +27,7 @@ from comic_narrator.reading.panels import (
 )
 from comic_narrator.reading.reader import _find_panels
 from tests.conftest import REPO
-from tests.reading.conftest import TRAINING_PANELS, training_module
+from tests.reading.conftest import TRAINING_PANELS, assert_panels_in_order, training_module
 
 SHARED = REPO.parent / "shared"
 
@@ -57,9 +57,9 @@ FLOORS: dict[str, tuple[float, int]] = {
     # rows were cut first, so both strips were read across (right panel, left panel, ...): none in order
     "yonkoma": (0.97, 6),
     # frameless painted panels apart by a few pixels of light paint (added 2026-12-07): F1 0.610, 2 in order before
-    # a ridge of paper between art cut colour pages; F1 0.841, 3 in order after (the rest merge where the art beside
-    # a gutter is light too)
-    "painted-gutters": (0.80, 3),
+    # a ridge of paper between art cut colour pages; F1 0.841, 3 in order after, and 0.857, 4 since a panel lost
+    # between two of a tier is read (the rest merge where the art beside a gutter is light too)
+    "painted-gutters": (0.83, 4),
     # tiers sharing frame lines, no gutter (added 2026-12-06 and not yet worked on: a weakness kept in sight)
     "shared-frames": (0.90, 2),
     "golden-age": (0.97, 3),
@@ -128,13 +128,8 @@ def test_bundled_stress_pages_read_every_panel_in_order(image: str) -> None:
         p for p in json.loads((BUNDLED / "gt.json").read_text(encoding="utf-8"))["pages"] if p["image"] == image
     )
     rgb = np.asarray(Image.open(BUNDLED / image).convert("RGB"))
-    pred, parents = training_module("stress_eval").panels_of(rgb, "auto")
-    ordered = [pred[i] for i in spread_aware_order(pred, parents, page["reading_direction"], *rgb.shape[1::-1])]
     gt: list[BBox] = [tuple(p["bbox"]) for p in page["panels"]]  # type: ignore[misc]
-    hits = match_boxes(gt, ordered)
-    assert len(hits) == len(gt), f"{len(hits)} of {len(gt)} panels found ({len(ordered)} boxes)"
-    assert in_order([hits[g] for g in range(len(gt))])
-    assert len(ordered) == len(gt), f"{len(ordered) - len(gt)} boxes more than the page's {len(gt)} panels"
+    assert_panels_in_order(rgb, gt, page["reading_direction"])
 
 
 def test_a_first_panel_bleeding_off_the_top_is_no_title_band() -> None:

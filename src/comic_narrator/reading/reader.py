@@ -31,6 +31,7 @@ from comic_narrator.reading.lettering import (
     page_letter_px,
     sentence_case,
 )
+from comic_narrator.reading.lost_panels import lost_between_panels
 from comic_narrator.reading.mute_balloons import mute_balloons
 from comic_narrator.reading.order import reading_order, spread_aware_order
 from comic_narrator.reading.page_kind import classify_page, is_blank
@@ -170,6 +171,21 @@ def follow_book_direction(
 
 
 def _find_panels(
+    image_rgb: npt.NDArray[np.uint8],
+    gray: npt.NDArray[np.uint8],
+    params: PanelParams,
+    background: PageBackground,
+    config: VisionConfig,
+    dark: DarkPaper | None = None,
+) -> list[BBox]:
+    """The page's panels (see :func:`_panels_found`), with any panel both finders lost between two panels of a tier
+    or a column (:func:`lost_between_panels`)."""
+    panels = _panels_found(image_rgb, gray, params, background, config, dark)
+    height_px, width_px = gray.shape
+    return panels + lost_between_panels(panels, background, width_px, height_px)
+
+
+def _panels_found(
     image_rgb: npt.NDArray[np.uint8],
     gray: npt.NDArray[np.uint8],
     params: PanelParams,
