@@ -40,6 +40,13 @@ PANELS: list[BBox] = [(40, 40, 300, 400), (660, 40, 300, 400), (40, 500, 920, 40
 
 def test_a_hole_of_art_between_two_panels_of_a_tier_is_a_panel() -> None:
     assert lost_between_panels(PANELS, _page((340, 40, 320, 400)), 1000, 1400) == [(340, 40, 320, 400)]
+    # A hole an eighth of the page wide is wide enough.
+    pair: list[BBox] = [(40, 40, 400, 400), (560, 40, 400, 400)]
+    assert lost_between_panels(pair, _page((440, 40, 120, 400)), 1000, 1400) == [(440, 40, 120, 400)]
+    # A small box in the hole (a twentieth of it: a caption the finders boxed) does not fill it.
+    assert lost_between_panels([*PANELS, (400, 100, 64, 100)], _page((340, 40, 320, 400)), 1000, 1400) == [
+        (340, 40, 320, 400)
+    ]
     # Two thirds art (a slanted panel's middle with its gutters' paper): still a panel.
     assert lost_between_panels(PANELS, _page((340, 40, 200, 400)), 1000, 1400) == [(340, 40, 320, 400)]
 
@@ -50,8 +57,9 @@ def test_no_panel_in_a_hole_of_paper_a_narrow_gutter_or_one_a_panel_fills() -> N
     # A gutter under a tenth of the page wide, all art, is no hole.
     narrow: list[BBox] = [(40, 40, 420, 400), (550, 40, 410, 400), (40, 500, 920, 400)]
     assert lost_between_panels(narrow, _page((460, 40, 90, 400)), 1000, 1400) == []
-    # A panel found in the hole already, or panels of different tiers.
+    # A panel found in the hole already (a box covering a ninth of it is enough), or panels of different tiers.
     assert lost_between_panels([*PANELS, (345, 60, 310, 380)], _page((340, 40, 320, 400)), 1000, 1400) == []
+    assert lost_between_panels([*PANELS, (400, 100, 100, 140)], _page((340, 40, 320, 400)), 1000, 1400) == []
     offset: list[BBox] = [(40, 40, 300, 400), (660, 300, 300, 400)]
     assert lost_between_panels(offset, _page((340, 40, 320, 660)), 1000, 1400) == []
 

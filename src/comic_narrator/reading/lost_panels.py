@@ -12,7 +12,8 @@ from comic_narrator.reading.geometry import intersection_px2
 from comic_narrator.reading.panels import PageBackground
 
 _SAME_TIER = 0.8
-"""Share of the shorter panel's height two panels must share to stand side by side in one tier."""
+"""Share of the taller panel's height two panels must share to stand side by side in one tier (a small box beside a
+big panel, a caption the finders boxed, makes no tier with it)."""
 _MIN_HOLE = 0.1
 """A hole between two panels of a tier at least this share of the page's width (of its height, in a column):
 gutters are a few hundredths at most (the widest here, 0.058 of the page, hold 3.5-7.5 % art)."""
@@ -38,7 +39,7 @@ def lost_between_panels(panels: list[BBox], background: PageBackground, width_px
                 top = max(first[1], second[1])
                 bottom = min(first[1] + first[3], second[1] + second[3])
                 start, end = first[0] + first[2], second[0]
-                if bottom - top < _SAME_TIER * min(first[3], second[3]) or end - start < _MIN_HOLE * span:
+                if bottom - top < _SAME_TIER * max(first[3], second[3]) or end - start < _MIN_HOLE * span:
                     continue
                 hole = (start, top, end - start, bottom - top)
                 if any(
