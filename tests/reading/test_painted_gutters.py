@@ -62,12 +62,26 @@ def test_no_ridge_where_the_segmenter_is_surest_or_paper_lies_beside_the_line() 
     sky = np.zeros_like(light)
     sky[140:161] = True
     assert len(split_along_gutters(sky, prob, mask, 2000, ridges=(sky, cols))) == 1
-    # Lines of lettering either side (a third paper between the letters, lettered Pepper&Carrot ep. 6 p. 4's
+    # Lines of lettering either side (a quarter paper between the letters, lettered Pepper&Carrot ep. 6 p. 4's
     # balloons): a line of paper between two lines of text is no gutter.
     lettered = light.copy()
-    lettered[145:150, ::3] = lettered[151:156, ::3] = True
+    lettered[145:150, ::4] = lettered[151:156, ::4] = True
     assert len(split_along_gutters(lettered, prob, mask, 2000, ridges=(rows, cols))) == 1
     # Art breaking across a tenth of the line: not clear across.
     broken = rows.copy()
     broken[150, :20] = False
     assert len(split_along_gutters(light, prob, mask, 2000, ridges=(broken, cols))) == 1
+
+
+def test_a_ridge_needs_art_within_four_grid_pixels_on_each_side() -> None:
+    light, prob, rows, cols = _ridge()
+    mask = np.ones_like(light)
+    # Half paper (no art) for four rows either side of the line, art from the fifth: too wide a band of light.
+    wide = light.copy()
+    wide[146:150, ::2] = wide[151:155, ::2] = True
+    assert len(split_along_gutters(wide, prob, mask, 2000, ridges=(rows, cols))) == 1
+    # Art right beside the line and half paper beyond it, on each side in turn: a ridge.
+    for side in (slice(144, 149), slice(152, 157)):
+        near = light.copy()
+        near[side, ::2] = True
+        assert len(split_along_gutters(near, prob, mask, 2000, ridges=(rows, cols))) == 2
