@@ -80,6 +80,11 @@ def test_a_ridge_needs_art_within_four_grid_pixels_on_each_side() -> None:
     wide = light.copy()
     wide[146:150, ::2] = wide[151:155, ::2] = True
     assert len(split_along_gutters(wide, prob, mask, 2000, ridges=(rows, cols))) == 1
+    # Art right above, but only from the fifth row below (and the same turned over): no ridge either.
+    for side in (slice(151, 155), slice(146, 150)):
+        one_side = light.copy()
+        one_side[side, ::2] = True
+        assert len(split_along_gutters(one_side, prob, mask, 2000, ridges=(rows, cols))) == 1
     # Art right beside the line and half paper beyond it, on each side in turn: a ridge.
     for side in (slice(144, 149), slice(152, 157)):
         near = light.copy()
