@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image
 
 from comic_narrator.artifacts import BBox
+from comic_narrator.reading import panel_model
 from comic_narrator.reading.gutter_split import split_along_gutters
 from tests.conftest import REPO
 from tests.reading.conftest import DATA, assert_panels_in_order
@@ -90,3 +91,18 @@ def test_a_ridge_needs_art_within_four_grid_pixels_on_each_side() -> None:
         near = light.copy()
         near[side, ::2] = True
         assert len(split_along_gutters(near, prob, mask, 2000, ridges=(rows, cols))) == 2
+
+
+def test_paper_lines_one_page_pixel_thin_are_kept_on_the_grid() -> None:
+    # A 1200x900 page of mid-grey art with a level line and an upright line of white, each one pixel thick: on the
+    # model's grid (a third of the size) both are paper in their own map, from end to end, and nothing else is.
+    page = np.full((1200, 900), 120, np.uint8)
+    page[:20] = page[-20:] = 255  # the page's paper, and its darkest ink, fix what paper is
+    page[600:640, 100:140] = 0
+    page[700, :] = 255
+    page[:, 450] = 255
+    rows, cols = panel_model._thin_paper_lines(page, (300, 400))
+    assert rows.shape == cols.shape == (400, 300)
+    assert rows[233].all() and cols[:, 150].all()
+    assert list(np.flatnonzero(rows[10:390].any(axis=1)) + 10) == [233]
+    assert list(np.flatnonzero(cols[10:390].any(axis=0))) == [150]
