@@ -104,7 +104,7 @@ def test_the_second_zoomed_look_is_taken_on_the_panels_region_only_where_they_fi
     2 % of the page's long side and clipped to the page; panels filling more are not looked at again."""
     crops: list[tuple[int, int]] = []
 
-    def second_look(grey: np.ndarray, threshold: float) -> list[tuple[int, int, int, int]]:
+    def second_look(grey: np.ndarray, threshold: float, painted: bool = False) -> list[tuple[int, int, int, int]]:
         crops.append(grey.shape)
         return []
 
@@ -131,7 +131,9 @@ def test_a_zoomed_cut_is_kept_only_where_the_classical_detector_found_every_piec
     merged = (100, 150, 600, 300)
     left, right = (100, 150, 290, 300), (410, 150, 290, 300)
     # The crop starts at (80, 130): the second look's boxes are in the crop's pixels.
-    monkeypatch.setattr(panel_model, "_panels_of", lambda grey, threshold: [(20, 20, 290, 300), (330, 20, 290, 300)])
+    monkeypatch.setattr(
+        panel_model, "_panels_of", lambda grey, threshold, painted=False: [(20, 20, 290, 300), (330, 20, 290, 300)]
+    )
     assert panel_model._split_when_zoomed(page, 0.5, [merged], [left, right]) == [left, right]
     assert panel_model._split_when_zoomed(page, 0.5, [merged], [left]) == [merged]
     assert panel_model._split_when_zoomed(page, 0.5, [merged], [merged]) == [merged]

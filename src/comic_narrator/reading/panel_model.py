@@ -206,7 +206,7 @@ def detect_panels_learned(
 
 
 def _split_when_zoomed(
-    grey: npt.NDArray[np.uint8], threshold: float, boxes: list[BBox], classical: list[BBox], painted: bool
+    grey: npt.NDArray[np.uint8], threshold: float, boxes: list[BBox], classical: list[BBox], painted: bool = False
 ) -> list[BBox]:
     """Where the panels fill less than :data:`_ZOOM_BELOW_FILL` of the page (a scan with the book's margins
     around the art, a small page on a large canvas), the model's grid spends few pixels on the art: a gutter of a
