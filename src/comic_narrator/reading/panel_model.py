@@ -24,11 +24,11 @@ _ERODE_FRAC = 0.006
 """Training labels are panel insides eroded by this fraction of the page width: boxes are grown back by it."""
 _MIN_PANEL_AREA_FRAC = 0.008
 _MIN_CONFIDENT_P10 = 0.8
+"""A panel is confidently inside throughout: its 10th-percentile probability is at least this (real panels on the
+annotated pages: 0.91-1.0; slivers at scan edges and running headers: 0.56-0.71)."""
 _THIN_PAPER = 0.9
 """Share of a page row (column) inside a grid pixel that must be paper for a thin paper line to cross it: a line of
 lettering has paper between its letters, but not all along."""
-"""A panel is confidently inside throughout: its 10th-percentile probability is at least this (real panels on the
-annotated pages: 0.91-1.0; slivers at scan edges and running headers: 0.56-0.71)."""
 _MARGIN_BAND_FRAC = 0.08
 _SPREAD_ASPECT = 1.2
 _CORE_THRESHOLD = 0.9
