@@ -178,39 +178,26 @@ def _find_panels(
     config: VisionConfig,
     dark: DarkPaper | None = None,
 ) -> list[BBox]:
-    """The page's panels (see :func:`_panels_found`), with any panel both finders lost between two panels of a tier
-    or a column (:func:`lost_between_panels`)."""
-    panels = _panels_found(image_rgb, gray, params, background, config, dark)
-    height_px, width_px = gray.shape
-    return panels + lost_between_panels(panels, background, width_px, height_px)
-
-
-def _panels_found(
-    image_rgb: npt.NDArray[np.uint8],
-    gray: npt.NDArray[np.uint8],
-    params: PanelParams,
-    background: PageBackground,
-    config: VisionConfig,
-    dark: DarkPaper | None = None,
-) -> list[BBox]:
     """The learned segmenter where it applies and is installed, else the classical detector. Where the page's
     gutters are dark (``dark``: black or screentoned, which the segmenter learnt as white), it sees them white.
 
     A wide strip goes to the segmenter a window at a time when its art is painted or flat-coloured (little paper
     inside it: the classical detector's ruled lines are off there, so panels sharing a frame line merge), weighed
     against the classical boxes as a colour page's are; line art on newsprint keeps the classical detector, which
-    reads it whole (the segmenter cut the real newspaper strips of the stress set into the wrong boxes)."""
+    reads it whole (the segmenter cut the real newspaper strips of the stress set into the wrong boxes).
+
+    Whichever finds them, a panel both lost between two panels of a tier or a column is added
+    (:func:`lost_between_panels`)."""
     height_px, width_px = gray.shape
     learned_too = config.panels != "classical" and suits_model(width_px, height_px)
     classical = detect_panels(image_rgb, replace(params, paper_seams=not learned_too), background)
+    panels = classical
     if learned_too:
         # The classical boxes also tell the model's title band from a framed panel.
         colour = is_colour_page(image_rgb)
         learned = detect_panels_learned(paper_as_white(gray, dark), classical, painted=colour)
         if learned is not None:
-            if config.panels == "auto" and colour:
-                return colour_page_panels(learned, classical)
-            return learned
+            panels = colour_page_panels(learned, classical) if config.panels == "auto" and colour else learned
     elif (
         config.panels != "classical"
         and width_px > height_px
@@ -218,8 +205,8 @@ def _panels_found(
     ):
         strip = detect_panels_in_strip(paper_levelled(gray, background))
         if strip is not None:
-            return strip if config.panels == "model" else colour_page_panels(strip, classical)
-    return classical
+            panels = strip if config.panels == "model" else colour_page_panels(strip, classical)
+    return panels + lost_between_panels(panels, background, width_px, height_px)
 
 
 def book_language(readings: list[PageReading]) -> Literal["en", "ja"]:
