@@ -109,6 +109,11 @@ BLACK_GUTTER_SHARE = 0.0
 all. Off for the shipped model (0.04 tried with the night pages)."""
 
 
+SHARED_FRAME_SHARE = 0.0
+"""Pages drawn as manga drawn without gutters: every panel framed, neighbours sharing one frame line across and
+down (the no-gutter pages of the shipped recipe, 8 % of them, leave a quarter of their panels unframed, so two
+panels' art may meet with nothing between them). Set by train.py's `--shared-frame-share`."""
+
 TONE_PAGE_SHARE = 0.0
 """Pages whose panels carry screentone: dots or lines of random pitch, angle and weight over the light areas of
 some of the panels, whole or a part of each (a sky, a wall), sometimes graded; the gutters stay paper. Synthetic
@@ -199,7 +204,7 @@ def _chance(rng: np.random.Generator, share: float) -> bool:
     return share > 0 and bool(rng.random() < share)
 
 
-def layout(rng: np.random.Generator, width: int, height: int) -> list[Region]:
+def layout(rng: np.random.Generator, width: int, height: int, shared: bool = False) -> list[Region]:
     margins = [rng.uniform(0.02, 0.08) for _ in range(4)]
     if rng.random() < 0.15:
         margins[0] = rng.uniform(0.1, 0.22)  # a title band above the panels
@@ -209,8 +214,8 @@ def layout(rng: np.random.Generator, width: int, height: int) -> list[Region]:
     left = -0.02 * width if bleed[2] else margins[2] * width
     right = width * 1.02 if bleed[3] else width * (1 - margins[3])
     page = Region((top, 0.0), (bottom, 0.0), (left, 0.0), (right, 0.0))
-    gutter = 0.0 if rng.random() < 0.08 else rng.uniform(0.006, 0.035) * width
-    if rng.random() < 0.06:
+    gutter = 0.0 if shared or rng.random() < 0.08 else rng.uniform(0.006, 0.035) * width
+    if not shared and rng.random() < 0.06:
         return [page]
     if rng.random() < ACTION_PAGE_SHARE:
         # An action page: most gutters slanted, steeply (tiers up to 0.3, about 17 degrees; columns up to 0.35).
@@ -287,7 +292,8 @@ def render_page(rng: np.random.Generator, arts: list[Gray], width: int, height: 
     frame_ink = int(rng.integers(200, 256)) if black else 0
     canvas = np.full((height, width), paper, dtype=np.uint8)
     label = np.zeros((height, width), dtype=np.uint8)
-    regions = layout(rng, width, height)
+    shared = not black and _chance(rng, SHARED_FRAME_SHARE)
+    regions = layout(rng, width, height, shared)
     polys: list[npt.NDArray[np.int32]] = []
     frame_px = int(rng.integers(1, 6))
     erode_px = max(2, int(0.006 * width))
@@ -312,6 +318,8 @@ def render_page(rng: np.random.Generator, arts: list[Gray], width: int, height: 
             style = 1.0  # framed: a dark panel does not fade into the paper
         elif black:
             style = max(style, 0.25)  # art on black paper is framed or borderless, never faded into it
+        elif shared:
+            style = 0.25 + 0.75 * style  # every panel framed: the shared line is all that parts them
         borderless = style < 0.25
         sub = mask[y0:y1, x0:x1] > 0
         if style < 0.12:

@@ -68,9 +68,10 @@ def _inside(inner: list[int], outer: list[int]) -> bool:
 class Pages(IterableDataset):  # type: ignore[type-arg]
     def __init__(self, data: Path, real_share: float, seed: int, action_share: float,
                  night_share: float = 0.0, black_share: float = 0.0, strip_share: float = STRIP_SHARE,
-                 tone_share: float = 0.0, real_night_share: float = 0.0) -> None:
+                 tone_share: float = 0.0, real_night_share: float = 0.0, shared_frame_share: float = 0.0) -> None:
         self.action_share, self.tone_share, self.real_night_share = action_share, tone_share, real_night_share
         self.night_share, self.black_share, self.strip_share = night_share, black_share, strip_share
+        self.shared_frame_share = shared_frame_share
         self.arts_glob = str(data / "art" / "*.jpg")
         self.real = json.loads((data / "real.json").read_text())
         self.real_dir = data / "real"
@@ -83,6 +84,7 @@ class Pages(IterableDataset):  # type: ignore[type-arg]
         synth.ACTION_PAGE_SHARE = self.action_share  # set in each worker, whatever the start method
         synth.NIGHT_PAGE_SHARE, synth.BLACK_GUTTER_SHARE = self.night_share, self.black_share
         synth.TONE_PAGE_SHARE = self.tone_share
+        synth.SHARED_FRAME_SHARE = self.shared_frame_share
         arts = [cv2.imread(p, cv2.IMREAD_GRAYSCALE) for p in sorted(glob.glob(self.arts_glob))]
         real = [(cv2.imread(str(self.real_dir / k), cv2.IMREAD_GRAYSCALE), v) for k, v in sorted(self.real.items())]
         # Hand-annotated manga pages weigh as much as all the machine-labelled painted pages together.
@@ -179,12 +181,14 @@ def main() -> None:
                         help="share of pages, real and synthetic, given screentone over some of their panels")
     parser.add_argument("--real-night-share", type=float, default=0.0,
                         help="share of real pages with some panels made night scenes")
+    parser.add_argument("--shared-frame-share", type=float, default=synth.SHARED_FRAME_SHARE,
+                        help="share of synthetic pages drawn without gutters, every panel framed")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model = UNet().to(device)
     pages = Pages(args.data, args.real_share, args.seed, args.action_share, args.night_share, args.black_share,
-                  args.strip_share, args.tone_share, args.real_night_share)
+                  args.strip_share, args.tone_share, args.real_night_share, args.shared_frame_share)
     loader = DataLoader(pages, batch_size=args.batch, num_workers=args.workers, persistent_workers=True,
                         prefetch_factor=4)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
