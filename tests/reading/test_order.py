@@ -102,6 +102,19 @@ def test_a_4koma_page_is_read_strip_by_strip_from_the_right() -> None:
     assert panel_order(_yonkoma(jitter=12), {}, "rtl") == right + left
 
 
+def test_a_4koma_panel_grown_over_the_gutter_between_the_strips_is_still_read_in_its_strip() -> None:
+    # A balloon drawn over the gap between the strips grows the box found for its panel, up to a quarter, and the
+    # grown box may reach into the next strip; a panel a third wider is no 4-koma panel.
+    right = [r * 2 + 1 for r in range(4)]
+    left = [r * 2 for r in range(4)]
+    boxes = _yonkoma()  # strips at x 60-500 and 560-1000, panels 440 wide
+    boxes[2] = (60, 450, 520, 300)  # the left strip's second panel, 20 px into the right strip
+    boxes[5] = (480, 450 + 330, 520, 300)  # the right strip's third, grown to the left as far
+    assert panel_order(boxes, {}, "rtl") == right + left
+    boxes[2] = (60, 450, 585, 300)
+    assert yonkoma_order(boxes) is None
+
+
 def test_a_4koma_page_reads_its_title_band_first() -> None:
     boxes = [(60, 10, 940, 90), *_yonkoma()]  # a title across both strips
     assert panel_order(boxes, {}, "rtl") == [0, *(r * 2 + 2 for r in range(4)), *(r * 2 + 1 for r in range(4))]

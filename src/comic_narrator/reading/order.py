@@ -15,6 +15,9 @@ _YONKOMA_MIN_STRIP = 4
 """Panels a 4-koma strip has at least (four: the form's name)."""
 _YONKOMA_SIZE = 0.15
 """How far a 4-koma panel's width or height may be from the page's median panel (a fraction of it)."""
+_YONKOMA_GROWN = 0.25
+"""How much wider or taller than the median a 4-koma panel's box may be: a balloon or a figure drawn out over the
+gutter between the strips grows the box found for its panel, never shrinks it."""
 
 
 def reading_order(boxes: list[BBox], direction: ReadingDirection) -> list[int]:
@@ -139,7 +142,9 @@ def yonkoma_order(boxes: list[BBox]) -> list[int] | None:
     next row), mixing the strips' jokes. The page is taken for one when every panel, leaving out bands across
     the top (a title over the strips, read first), stacks in columns of at least :data:`_YONKOMA_MIN_STRIP`
     panels, none beside another within its column, all within :data:`_YONKOMA_SIZE` of the panels' median
-    width and height. Only for right-to-left pages: a Western grid of equal panels is read row by row."""
+    width and height or up to :data:`_YONKOMA_GROWN` larger (a box grown by a balloon over the gutter between the
+    strips, which may reach that far into the next strip). Only for right-to-left pages: a Western grid of equal
+    panels is read row by row."""
     if not boxes:
         return None
     widths = sorted(b[2] for b in boxes)
@@ -150,7 +155,7 @@ def yonkoma_order(boxes: list[BBox]) -> list[int] | None:
     strips_height = max(boxes[i][1] + boxes[i][3] for i in rest) - strips_top
     if headers and max(boxes[i][1] + boxes[i][3] for i in headers) > strips_top + 0.02 * strips_height:
         return None  # a wide panel below the strips' tops: not a title band
-    columns = _groups(rest, boxes, axis=0)
+    columns = _groups(rest, boxes, axis=0, tolerance=_YONKOMA_GROWN)  # a grown box may reach into the next strip
     if len(columns) < 2 or any(len(c) < _YONKOMA_MIN_STRIP for c in columns):
         return None
     if any(len(_groups(c, boxes, axis=1)) != len(c) for c in columns):
@@ -158,7 +163,7 @@ def yonkoma_order(boxes: list[BBox]) -> list[int] | None:
     for k in (2, 3):
         sizes = sorted(boxes[i][k] for i in rest)
         median = sizes[len(sizes) // 2]
-        if any(abs(boxes[i][k] - median) > _YONKOMA_SIZE * median for i in rest):
+        if any(not -_YONKOMA_SIZE <= boxes[i][k] / median - 1.0 <= _YONKOMA_GROWN for i in rest):
             return None
     out = sorted(headers, key=lambda i: boxes[i][1])
     for column in columns[::-1]:
