@@ -139,15 +139,19 @@ def test_a_zoomed_cut_is_kept_only_where_the_classical_detector_found_every_piec
     assert panel_model._split_when_zoomed(page, 0.5, [merged], [merged]) == [merged]
 
 
-def test_a_tier_needs_pieces_spanning_it_and_covering_most_of_it() -> None:
+def test_a_tiling_needs_pieces_covering_most_of_it_as_a_tier_or_parted_by_straight_cuts() -> None:
     top = (0, 0, 620, 450)
     merged = (0, 500, 620, 400)
     # Two full-height panels with a wide gap between them cover 65 % of the box: no tier.
     apart = [(0, 500, 200, 400), (420, 500, 200, 400)]
     assert panel_model.colour_page_panels([top, *apart], [top, merged]) == [top, merged]
-    # Two panels over a wide one cover all of it, but not as one tier: no piece spans its height, nor all its width.
+    # Two panels over a wide one cover all of it: not one tier (no piece spans its height, nor all its width), but
+    # straight cuts part them, the row from the wide panel, then the row's two panels: a group of tiers.
     mixed = [(0, 500, 300, 200), (300, 500, 320, 200), (0, 700, 620, 200)]
-    assert panel_model.colour_page_panels([top, *mixed], [top, merged]) == [top, merged]
+    assert panel_model.colour_page_panels([top, *mixed], [top, merged]) == [top, *mixed]
+    # The row's two panels overlapping by more than a fifth of the smaller: no cut parts them.
+    crossed = [(0, 500, 340, 200), (270, 500, 350, 200), (0, 700, 620, 200)]
+    assert panel_model.colour_page_panels([top, *crossed], [top, merged]) == [top, merged]
     # A column: two pieces each as wide as the box, one over the other.
     column = [(0, 500, 620, 200), (0, 700, 620, 200)]
     assert panel_model.colour_page_panels([top, *column], [top, merged]) == [top, *column]

@@ -27,7 +27,7 @@ from comic_narrator.reading.panels import (
 )
 from comic_narrator.reading.reader import _find_panels
 from tests.conftest import REPO
-from tests.reading.conftest import TRAINING_PANELS, assert_panels_in_order, training_module
+from tests.reading.conftest import DATA, TRAINING_PANELS, assert_panels_in_order, training_module
 
 SHARED = REPO.parent / "shared"
 
@@ -229,6 +229,30 @@ def test_a_colour_panel_the_classical_detector_lost_outright_is_added_to_its_pan
     assert colour_page_panels([top, *ad], [top, (0, 500, 620, 400)]) == [top, (0, 500, 620, 400)]
     # With no classical panel at all, one or two learned boxes are no story's panels (an ad, a cover).
     assert colour_page_panels([top], []) == []
+
+
+def test_a_group_of_tiers_the_classical_detector_merged_is_cut_into_the_learned_panels_that_tile_it() -> None:
+    # A wide panel over a row of two, one classical box for the three (the segmenter found only two more on the
+    # page): straight cuts part the learned boxes, a tier from the row, then the row's two panels, so they win.
+    top: BBox = (0, 0, 620, 450)
+    merged: BBox = (0, 470, 620, 800)
+    nested: list[BBox] = [(0, 470, 620, 380), (0, 860, 300, 410), (310, 860, 310, 410)]
+    assert colour_page_panels([top, *nested], [top, merged]) == [top, *nested]
+    # Four panels turning about the page's middle (a pinwheel) cover it as well, but no straight cut parts them:
+    # such boxes are as likely the segmenter's own mistake, so the classical box stays.
+    pinwheel: list[BBox] = [(0, 470, 400, 200), (400, 470, 220, 500), (220, 970, 400, 300), (0, 670, 220, 600)]
+    assert colour_page_panels(pinwheel, [top, merged]) == [top, merged]
+    # Panels that part but leave a quarter of it bare are no tiling of it either.
+    assert colour_page_panels([top, *nested[:2]], [top, merged]) == [top, merged]
+
+
+def test_a_lettered_tier_whose_balloon_crosses_its_gutter_is_read_as_its_two_panels() -> None:
+    """Pepper&Carrot ep. 12 p. 1, lettered, at 0.6 scale: a balloon lettered over the thin gutter of the last tier
+    joins its two panels for the classical detector (3 boxes for the page's 4 panels before)."""
+    rgb = np.asarray(Image.open(DATA / "peppercarrot-training" / "E12P01-lettered.jpg").convert("RGB"))
+    # The panels, checked by eye on the page at full size (992 x 1401), in reading order.
+    truth = [(41, 38, 915, 745), (41, 807, 912, 275), (41, 1105, 452, 258), (495, 1097, 458, 266)]
+    assert_panels_in_order(rgb, [tuple(round(v * 0.6) for v in box) for box in truth], "ltr")  # type: ignore[misc]
 
 
 def test_slanted_tiers_are_read_tier_by_tier() -> None:

@@ -43,7 +43,9 @@ _BLEED_EDGE_PX = 2
 _COLOUR_MISSED_OVERLAP = 0.2
 """A learned panel on a colour page that no classical box overlaps by this share of the smaller was lost by it."""
 _TIER_COVER = 0.85
-"""Learned panels tiling a classical box as one tier cover at least this share of it."""
+"""Learned panels tiling a classical box cover at least this share of it."""
+_CUT_OVERLAP = 0.2
+"""How far two bands of learned panels a straight cut parts may overlap (a share of the smaller box's span)."""
 _FRAME_LINE_COVER = 0.8
 """A side of a box is framed where one line of pixels along it, within 3 % of the box's size of the side, is ink
 over this share of the side's middle 80 %."""
@@ -103,7 +105,7 @@ def colour_page_panels(learned: list[BBox], classical: list[BBox]) -> list[BBox]
     was chosen on them) the classical detector alone scores F1 0.898, the segmenter alone 0.993, this choice 0.983
     (at least two more: 0.987, but the ad reads as a story).
 
-    Where the classical boxes are kept, a classical box that two or more learned panels tile as one tier is
+    Where the classical boxes are kept, a classical box that two or more learned panels tile (:func:`_tiled_by`) is
     replaced by them (a tier merged across narrow gutters, where the segmenter found only one or two more on the
     whole page), and a learned panel that none of them overlaps (by a fifth of the smaller) is added to them: the
     classical detector lost it outright rather than merged it (a skewed scan's wide framed panel, Pepper&Carrot
@@ -126,22 +128,53 @@ def colour_page_panels(learned: list[BBox], classical: list[BBox]) -> list[BBox]
     kept: list[BBox] = []
     for box in classical:
         pieces = [b for b in learned if overlap_of_smaller(b, box) >= _PIECE_INSIDE]
-        kept.extend(pieces if _tier_of(pieces, box) else [box])
+        kept.extend(pieces if _tiled_by(pieces, box) else [box])
     missed = [b for b in learned if max(overlap_of_smaller(b, c) for c in classical) < _COLOUR_MISSED_OVERLAP]
     return kept + missed
 
 
-def _tier_of(pieces: list[BBox], box: BBox) -> bool:
-    """Whether two or more learned boxes tile the classical box as one tier (or column) of panels: each spans
-    nine tenths of its height (width) and together they cover :data:`_TIER_COVER` of it. That is a tier the
-    classical detector merged across narrow gutters; an ad's title bar and pictures are no such row."""
+def _tiled_by(pieces: list[BBox], box: BBox) -> bool:
+    """Whether two or more learned boxes tile the classical box as a layout of panels: together they cover
+    :data:`_TIER_COVER` of it, and each spans nine tenths of its height (width), a tier (column) of panels that
+    may overlap, or they come apart by straight cuts, a tier into its panels, a stack of tiers into its tiers, and
+    so on (:func:`_cut_apart`). That is a tier, or a group of tiers (a wide panel over a row of two), the
+    classical detector merged across narrow gutters; an ad's title bar and pictures cover no such box."""
     if len(pieces) < 2:
         return False
     _x, _y, w, h = box
     area = sum(pw * ph for _px, _py, pw, ph in pieces)
     if area < _TIER_COVER * w * h:
         return False
-    return all(ph >= 0.9 * h for *_xy, _pw, ph in pieces) or all(pw >= 0.9 * w for _px, _py, pw, _ph in pieces)
+    if all(ph >= 0.9 * h for *_xy, _pw, ph in pieces) or all(pw >= 0.9 * w for _px, _py, pw, _ph in pieces):
+        return True
+    return _cut_apart(pieces)
+
+
+def _cut_apart(pieces: list[BBox]) -> bool:
+    """Whether the boxes come apart into single boxes by straight cuts across their whole group, level or upright,
+    each cut between bands whose spans overlap by at most :data:`_CUT_OVERLAP` of the smaller box."""
+    if len(pieces) < 2:
+        return True
+    for axis in (1, 0):
+        bands = _bands(pieces, axis)
+        if len(bands) > 1:
+            return all(_cut_apart(band) for band in bands)
+    return False
+
+
+def _bands(pieces: list[BBox], axis: int) -> list[list[BBox]]:
+    """The boxes in bands along ``axis`` (1: rows by y, 0: columns by x)."""
+    bands: list[list[BBox]] = []
+    end = 0.0
+    for piece in sorted(pieces, key=lambda b: b[axis]):
+        start, length = piece[axis], piece[axis + 2]
+        if bands and end - start > _CUT_OVERLAP * min(length, min(b[axis + 2] for b in bands[-1])):
+            bands[-1].append(piece)
+            end = max(end, start + length)
+        else:
+            bands.append([piece])
+            end = start + length
+    return bands
 
 
 def panel_probability(grey: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], float] | None:
