@@ -152,6 +152,10 @@ def test_a_tiling_needs_pieces_covering_most_of_it_as_a_tier_or_parted_by_straig
     # The row's two panels overlapping by more than a fifth of the smaller: no cut parts them.
     crossed = [(0, 500, 340, 200), (270, 500, 350, 200), (0, 700, 620, 200)]
     assert panel_model.colour_page_panels([top, *crossed], [top, merged]) == [top, merged]
+    # A tier of two slanted panels whose boxes overlap by a third of the smaller (lettered Pepper&Carrot ep. 6
+    # p. 4): no straight cut parts them, but each spans the tier's height, so they are its panels.
+    slanted = [(0, 500, 360, 400), (260, 500, 360, 400)]
+    assert panel_model.colour_page_panels([top, *slanted], [top, merged]) == [top, *slanted]
     # A column: two pieces each as wide as the box, one over the other.
     column = [(0, 500, 620, 200), (0, 700, 620, 200)]
     assert panel_model.colour_page_panels([top, *column], [top, merged]) == [top, *column]
