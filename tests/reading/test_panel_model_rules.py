@@ -156,6 +156,9 @@ def test_a_tiling_needs_pieces_covering_most_of_it_as_a_tier_or_parted_by_straig
     # p. 4): no straight cut parts them, but each spans the tier's height, so they are its panels.
     slanted = [(0, 500, 360, 400), (260, 500, 360, 400)]
     assert panel_model.colour_page_panels([top, *slanted], [top, merged]) == [top, *slanted]
+    # The same turned upright: two panels as wide as the box, overlapping by more than a fifth of the smaller.
+    leaning = [(0, 500, 620, 240), (0, 680, 620, 220)]
+    assert panel_model.colour_page_panels([top, *leaning], [top, merged]) == [top, *leaning]
     # A column: two pieces each as wide as the box, one over the other.
     column = [(0, 500, 620, 200), (0, 700, 620, 200)]
     assert panel_model.colour_page_panels([top, *column], [top, merged]) == [top, *column]
