@@ -35,10 +35,10 @@ def reading_order(boxes: list[BBox], direction: ReadingDirection) -> list[int]:
 def _order(indices: list[int], boxes: list[BBox], direction: ReadingDirection, depth: int) -> list[int]:
     if len(indices) <= 1 or depth > 32:
         return list(indices)
-    rows = _groups(indices, boxes, axis=1)
+    rows = bands_along(indices, boxes, axis=1)
     if len(rows) > 1:
         return [i for row in rows for i in _order(row, boxes, direction, depth + 1)]
-    columns = _groups(indices, boxes, axis=0)
+    columns = bands_along(indices, boxes, axis=0)
     if len(columns) > 1:
         if direction == "rtl":
             columns = columns[::-1]
@@ -48,7 +48,7 @@ def _order(indices: list[int], boxes: list[BBox], direction: ReadingDirection, d
     # tier was read left to right because its boxes overlapped the tier below by 20.3 %). Columns keep the usual
     # tolerance: two boxes overlapping a third across and half down are one above the other, not side by side.
     for tolerance in _LOOSE_ROW_TOLERANCES:
-        rows = _groups(indices, boxes, axis=1, tolerance=tolerance)
+        rows = bands_along(indices, boxes, axis=1, tolerance=tolerance)
         if len(rows) > 1:
             return [i for row in rows for i in _order(row, boxes, direction, depth + 1)]
 
@@ -66,8 +66,11 @@ def _order(indices: list[int], boxes: list[BBox], direction: ReadingDirection, d
     return sorted(indices, key=functools.cmp_to_key(before))
 
 
-def _groups(indices: list[int], boxes: list[BBox], axis: int, tolerance: float = _OVERLAP_TOLERANCE) -> list[list[int]]:
-    """Split into bands along ``axis`` (1: rows by y, 0: columns by x) where the spans do not overlap."""
+def bands_along(
+    indices: list[int], boxes: list[BBox], axis: int, tolerance: float = _OVERLAP_TOLERANCE
+) -> list[list[int]]:
+    """Split ``indices`` of ``boxes`` into bands along ``axis`` (1: rows by y, 0: columns by x) where the spans do not
+    overlap by more than ``tolerance`` of the smaller span."""
     ordered = sorted(indices, key=lambda i: (boxes[i][axis], boxes[i][axis + 2]))
     groups: list[list[int]] = []
     band_end = -1.0
@@ -155,10 +158,10 @@ def yonkoma_order(boxes: list[BBox]) -> list[int] | None:
     strips_height = max(boxes[i][1] + boxes[i][3] for i in rest) - strips_top
     if headers and max(boxes[i][1] + boxes[i][3] for i in headers) > strips_top + 0.02 * strips_height:
         return None  # a wide panel below the strips' tops: not a title band
-    columns = _groups(rest, boxes, axis=0, tolerance=_YONKOMA_GROWN)  # a grown box may reach into the next strip
+    columns = bands_along(rest, boxes, axis=0, tolerance=_YONKOMA_GROWN)  # a grown box may reach into the next strip
     if len(columns) < 2 or any(len(c) < _YONKOMA_MIN_STRIP for c in columns):
         return None
-    if any(len(_groups(c, boxes, axis=1)) != len(c) for c in columns):
+    if any(len(bands_along(c, boxes, axis=1)) != len(c) for c in columns):
         return None
     for k in (2, 3):
         sizes = sorted(boxes[i][k] for i in rest)

@@ -16,6 +16,7 @@ import numpy.typing as npt
 from comic_narrator.artifacts import BBox
 from comic_narrator.reading.geometry import iou, overlap_of_smaller
 from comic_narrator.reading.gutter_split import split_along_gutters
+from comic_narrator.reading.order import bands_along
 
 MODEL_INPUT_HEIGHT_PX = 512
 MODEL_INPUT_WIDTH_PX = 384
@@ -44,8 +45,6 @@ _COLOUR_MISSED_OVERLAP = 0.2
 """A learned panel on a colour page that no classical box overlaps by this share of the smaller was lost by it."""
 _TIER_COVER = 0.85
 """Learned panels tiling a classical box cover at least this share of it."""
-_CUT_OVERLAP = 0.2
-"""How far two bands of learned panels a straight cut parts may overlap (a share of the smaller box's span)."""
 _FRAME_LINE_COVER = 0.8
 """A side of a box is framed where one line of pixels along it, within 3 % of the box's size of the side, is ink
 over this share of the side's middle 80 %."""
@@ -152,29 +151,15 @@ def _tiled_by(pieces: list[BBox], box: BBox) -> bool:
 
 def _cut_apart(pieces: list[BBox]) -> bool:
     """Whether the boxes come apart into single boxes by straight cuts across their whole group, level or upright,
-    each cut between bands whose spans overlap by at most :data:`_CUT_OVERLAP` of the smaller box."""
+    each cut between bands of boxes as the reading order cuts rows and columns (:func:`bands_along`: spans
+    overlapping by at most a fifth of the smaller)."""
     if len(pieces) < 2:
         return True
     for axis in (1, 0):
-        bands = _bands(pieces, axis)
+        bands = bands_along(list(range(len(pieces))), pieces, axis)
         if len(bands) > 1:
-            return all(_cut_apart(band) for band in bands)
+            return all(_cut_apart([pieces[i] for i in band]) for band in bands)
     return False
-
-
-def _bands(pieces: list[BBox], axis: int) -> list[list[BBox]]:
-    """The boxes in bands along ``axis`` (1: rows by y, 0: columns by x)."""
-    bands: list[list[BBox]] = []
-    end = 0.0
-    for piece in sorted(pieces, key=lambda b: b[axis]):
-        start, length = piece[axis], piece[axis + 2]
-        if bands and end - start > _CUT_OVERLAP * min(length, min(b[axis + 2] for b in bands[-1])):
-            bands[-1].append(piece)
-            end = max(end, start + length)
-        else:
-            bands.append([piece])
-            end = start + length
-    return bands
 
 
 def panel_probability(grey: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], float] | None:
