@@ -97,6 +97,25 @@ def test_a_doubtful_region_keeps_no_core_too_small_or_too_ragged_for_a_panel(mon
     assert panel_model._panels_of(_page(13), 0.5) == []
 
 
+def test_a_doubtful_region_the_classical_detector_boxed_too_is_kept_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An oval frame: the segmenter is sure of the oval's inside and doubtful towards the box's corners, and no
+    core fills its box; dropped alone, kept whole where a classical box matches it, dropped where the classical
+    box lies elsewhere (IoU under 0.7)."""
+    prob = np.zeros((512, 384), np.float32)
+    prob[60:460, 40:340] = 0.6
+    ys, xs = np.mgrid[0:512, 0:384]
+    prob[((ys - 260) / 200) ** 2 + ((xs - 190) / 150) ** 2 <= 1.0] = 0.99
+    monkeypatch.setattr(panel_model, "panel_probability", lambda grey: (prob, 1.0))
+    page = _page(17)
+    assert panel_model._panels_of(page, 0.5) == []
+    kept = panel_model._panels_of(page, 0.5, classical=[(40, 60, 300, 400)])
+    assert kept is not None and len(kept) == 1
+    x, y, w, h = kept[0]
+    assert abs(x - 40) <= 4 and abs(y - 60) <= 4 and abs(x + w - 340) <= 4 and abs(y + h - 460) <= 4
+    assert panel_model._panels_of(page, 0.5, classical=[(40, 60, 300, 250)]) == []
+    assert panel_model._panels_of(page, 0.5, classical=[(40, 60, 300, 400)], painted=True) == kept
+
+
 def test_the_second_zoomed_look_is_taken_on_the_panels_region_only_where_they_fill_little_of_the_page(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -104,7 +123,9 @@ def test_the_second_zoomed_look_is_taken_on_the_panels_region_only_where_they_fi
     2 % of the page's long side and clipped to the page; panels filling more are not looked at again."""
     crops: list[tuple[int, int]] = []
 
-    def second_look(grey: np.ndarray, threshold: float, painted: bool = False) -> list[tuple[int, int, int, int]]:
+    def second_look(
+        grey: np.ndarray, threshold: float, painted: bool = False, classical: object = None
+    ) -> list[tuple[int, int, int, int]]:
         crops.append(grey.shape)
         return []
 
@@ -132,7 +153,9 @@ def test_a_zoomed_cut_is_kept_only_where_the_classical_detector_found_every_piec
     left, right = (100, 150, 290, 300), (410, 150, 290, 300)
     # The crop starts at (80, 130): the second look's boxes are in the crop's pixels.
     monkeypatch.setattr(
-        panel_model, "_panels_of", lambda grey, threshold, painted=False: [(20, 20, 290, 300), (330, 20, 290, 300)]
+        panel_model,
+        "_panels_of",
+        lambda grey, threshold, painted=False, classical=None: [(20, 20, 290, 300), (330, 20, 290, 300)],
     )
     assert panel_model._split_when_zoomed(page, 0.5, [merged], [left, right]) == [left, right]
     assert panel_model._split_when_zoomed(page, 0.5, [merged], [left]) == [merged]

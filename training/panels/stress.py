@@ -558,6 +558,119 @@ def kind_painted_gutters(c: Canvas) -> str:
     return "painted panels without frames, gutters of light paint a few pixels wide that the art fades into"
 
 
+def _rounded(x0: float, y0: float, x1: float, y1: float, radius: float) -> npt.NDArray[np.int32]:
+    """A rectangle with corners rounded to ``radius`` pixels."""
+    pts: list[tuple[float, float]] = []
+    for cx, cy, start in ((x1 - radius, y0 + radius, -90), (x1 - radius, y1 - radius, 0)):
+        pts += [
+            (cx + radius * np.cos(np.radians(a)), cy + radius * np.sin(np.radians(a)))
+            for a in range(start, start + 91, 10)
+        ]
+    for cx, cy, start in ((x0 + radius, y1 - radius, 90), (x0 + radius, y0 + radius, 180)):
+        pts += [
+            (cx + radius * np.cos(np.radians(a)), cy + radius * np.sin(np.radians(a)))
+            for a in range(start, start + 91, 10)
+        ]
+    return np.asarray(pts, np.float64).round().astype(np.int32)
+
+
+def _oval(x0: float, y0: float, x1: float, y1: float) -> npt.NDArray[np.int32]:
+    centre, axes = ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) / 2, (y1 - y0) / 2)
+    return (
+        np.asarray(
+            [(centre[0] + axes[0] * np.cos(t), centre[1] + axes[1] * np.sin(t)) for t in np.linspace(0, 2 * np.pi, 72)]
+        )
+        .round()
+        .astype(np.int32)
+    )
+
+
+def _cloud(x0: float, y0: float, x1: float, y1: float, bump: float) -> npt.NDArray[np.int32]:
+    """A dream's or a memory's frame: the rectangle's edges scalloped into bumps ``bump`` pixels deep, outwards."""
+    pts: list[tuple[float, float]] = []
+    for (ax, ay), (bx, by), (nx, ny) in (
+        ((x0, y0), (x1, y0), (0, -1)),
+        ((x1, y0), (x1, y1), (1, 0)),
+        ((x1, y1), (x0, y1), (0, 1)),
+        ((x0, y1), (x0, y0), (-1, 0)),
+    ):
+        length = float(np.hypot(bx - ax, by - ay))
+        n = max(3, round(length / (bump * 5)))
+        for t in np.linspace(0, 1, n * 8, endpoint=False):
+            out = bump * abs(np.sin(np.pi * n * t))
+            pts.append((ax + (bx - ax) * t + nx * out, ay + (by - ay) * t + ny * out))
+    return np.asarray(pts).round().astype(np.int32)
+
+
+def kind_rounded_frames(c: Canvas) -> str:
+    """Manga tiers whose frames are not all square: rounded corners, an oval memory, a scalloped dream frame."""
+    g = c.rng.uniform(0.015, 0.03) * W
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    shapes = []
+    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([3, 4])), g):
+        cols = _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), g)
+        for cx0, cx1 in cols[::-1]:
+            shape = str(
+                c.rng.choice(["square", "rounded", "rounded", "oval", "cloud"], p=[0.35, 0.25, 0.15, 0.1, 0.15])
+            )
+            if shape == "rounded":
+                poly = _rounded(cx0, ty0, cx1, ty1, c.rng.uniform(0.04, 0.12) * min(cx1 - cx0, ty1 - ty0))
+            elif shape == "oval":
+                poly = _oval(cx0, ty0, cx1, ty1)
+            elif shape == "cloud":
+                bump = c.rng.uniform(0.006, 0.012) * W
+                poly = _cloud(cx0 + bump, ty0 + bump, cx1 - bump, ty1 - bump, bump)
+            else:
+                poly = rect(cx0, ty0, cx1, ty1)
+            shapes.append(shape)
+            c.panel(poly)
+    _finish(c, True, 3)
+    return "tiers of frames with rounded corners, ovals and scalloped edges: " + ", ".join(shapes)
+
+
+def kind_dense(c: Canvas) -> str:
+    """An older or a gag manga's page: 4-5 tiers of 2-4 small panels, narrow gutters, right to left."""
+    g = c.rng.uniform(0.008, 0.016) * W
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([4, 5])), g):
+        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([2, 3, 3, 4])), g)[::-1]:
+            c.panel(rect(cx0, ty0, cx1, ty1))
+    _finish(c, True, 6)
+    return "4-5 tiers of 2-4 small panels, narrow gutters"
+
+
+def _ruled_side(c: Canvas, a: tuple[float, float], b: tuple[float, float], overshoot: float) -> None:
+    """One side of a hand-ruled frame: a line from corner to corner that runs on past both by up to ``overshoot``
+    pixels, wavering a pixel or two, of a thickness the pen gave it."""
+    (ax, ay), (bx, by) = a, b
+    length = float(np.hypot(bx - ax, by - ay))
+    ux, uy = (bx - ax) / length, (by - ay) / length
+    start, end = -c.rng.uniform(0, overshoot), length + c.rng.uniform(0, overshoot)
+    ts = np.linspace(start, end, max(8, int(length / 40)))
+    wobble = np.convolve(c.rng.normal(0, 1.2, ts.size + 4), np.ones(5) / 5, mode="valid")
+    pts = np.stack([ax + ux * ts - uy * wobble, ay + uy * ts + ux * wobble], axis=1)
+    thickness = int(c.rng.integers(1, 5))
+    cv2.polylines(
+        c.image, [pts.round().astype(np.int32)], False, (int(c.rng.integers(0, 50)),) * 3, thickness, cv2.LINE_AA
+    )
+
+
+def kind_hand_ruled(c: Canvas) -> str:
+    """Frames ruled by hand, as older manga drew them: lines that waver, change weight and run past the corners
+    into the gutters (so neighbouring frames touch or cross), in tiers read right to left."""
+    g = c.rng.uniform(0.012, 0.025) * W
+    overshoot = c.rng.uniform(0.6, 1.4) * g
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([3, 4])), g):
+        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), g)[::-1]:
+            c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
+            corners = [(cx0, ty0), (cx1, ty0), (cx1, ty1), (cx0, ty1)]
+            for k in range(4):
+                _ruled_side(c, corners[k], corners[(k + 1) % 4], overshoot)
+    _finish(c, True, 3)
+    return "hand-ruled frames: wavering lines of uneven weight running past the corners into the gutters"
+
+
 CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
     "borderless": (kind_borderless, "rtl", (W, H), False),
     "bleed": (kind_bleed, "rtl", (W, H), False),
@@ -576,6 +689,9 @@ SEPARATE_SEED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bo
     "shared-frames": (kind_shared_frames, "rtl", (W, H), False),
     "strip-newsprint": (kind_strip_newsprint, "ltr", (1600, 480), True),
     "painted-gutters": (kind_painted_gutters, "ltr", (992, 1401), True),
+    "rounded-frames": (kind_rounded_frames, "rtl", (W, H), False),
+    "dense": (kind_dense, "rtl", (W, H), False),
+    "hand-ruled": (kind_hand_ruled, "rtl", (W, H), False),
 }
 """Kinds added after the set was first built: each draws from a generator of its own (the seed and its place
 here), so the pages of every other kind stay as they were."""
@@ -688,6 +804,70 @@ def _scan_border(page: Page, rng: np.random.Generator) -> Page:
     return Page(img, page.direction, page.panels)
 
 
+def _show_through(page: Page, rng: np.random.Generator, number: int) -> Page:
+    """Thin paper: the art of the page's back (another page of the volume, mirrored) showing through, light grey
+    and a little blurred, over gutters and margins as much as over the art."""
+    back_pages = sorted(BJ.glob("bj01_*.jpg"))
+    back = _rgb(back_pages[number % len(back_pages)])[:, ::-1]
+    h, w = page.image.shape[:2]
+    back = cv2.GaussianBlur(cv2.resize(back, (w, h), interpolation=cv2.INTER_AREA), (0, 0), 1.2)
+    ink = 255.0 - back.mean(axis=2, keepdims=True)
+    strength = rng.uniform(0.08, 0.16)
+    img = page.image.astype(np.float32) - ink * strength * page.image.astype(np.float32) / 255.0
+    return Page(np.clip(img, 0, 255).astype(np.uint8), page.direction, page.panels)
+
+
+def _spine_shadow(page: Page, rng: np.random.Generator, number: int) -> Page:
+    """A flatbed scan of a bound book: the paper darkens towards the spine (the left edge of odd pages, the right
+    of even ones), a shadow 3-7 % of the page wide, as deep as 45-65 % at the fold."""
+    img = page.image.astype(np.float32)
+    w = img.shape[1]
+    x = np.arange(w, dtype=np.float32)
+    if number % 2 == 0:
+        x = x[::-1]
+    depth = np.exp(-x / (w * rng.uniform(0.03, 0.07))) * rng.uniform(0.45, 0.65)
+    img *= (1.0 - depth)[None, :, None]
+    return Page(np.clip(img, 0, 255).astype(np.uint8), page.direction, page.panels)
+
+
+def _specks(page: Page, rng: np.random.Generator) -> Page:
+    """Dust and hairs on the scanner's glass: a few hundred dark specks of 1-4 px and a dozen short dark curves,
+    anywhere on the page."""
+    img = page.image.copy()
+    h, w = img.shape[:2]
+    unit = max(1, round(w / 800))
+    for _ in range(int(rng.integers(200, 500))):
+        centre = (int(rng.integers(w)), int(rng.integers(h)))
+        cv2.circle(img, centre, int(rng.integers(1, 3)) * unit, (int(rng.integers(0, 90)),) * 3, -1)
+    for _ in range(int(rng.integers(6, 14))):
+        x0, y0 = rng.integers(w), rng.integers(h)
+        angle, bend = rng.uniform(0, 2 * np.pi), rng.uniform(-0.08, 0.08)
+        length = rng.uniform(0.02, 0.06) * w
+        pts = []
+        for t in np.linspace(0, 1, 12):
+            a = angle + bend * t * 12
+            pts.append((x0 + np.cos(a) * t * length, y0 + np.sin(a) * t * length))
+        cv2.polylines(img, [np.asarray(pts, np.int32)], False, (int(rng.integers(10, 70)),) * 3, unit)
+    return Page(img, page.direction, page.panels)
+
+
+def _uneven_light(page: Page, rng: np.random.Generator) -> Page:
+    """A phone photo of a page: the light falls off from one corner to the opposite one (to 60-75 % of the paper's
+    brightness) with a soft vignette, and the paper takes a cool or warm cast."""
+    img = page.image.astype(np.float32)
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    corner = rng.integers(4)
+    fx = xx / w if corner % 2 == 0 else 1 - xx / w
+    fy = yy / h if corner < 2 else 1 - yy / h
+    low = rng.uniform(0.60, 0.75)
+    light = 1.0 - (1.0 - low) * (fx + fy) / 2
+    light *= 1.0 - 0.15 * (((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2) * 2)
+    cast = np.array([1.0, 0.98, 0.93]) if rng.random() < 0.5 else np.array([0.94, 0.97, 1.0])
+    img = img * light[..., None] * cast
+    return Page(np.clip(img, 0, 255).astype(np.uint8), page.direction, page.panels)
+
+
 def held_out_pages() -> list[tuple[str, Page]]:
     """Black Jack p. 41-60 (every other page) and Pepper&Carrot ep. 17, with their hand-annotated panels."""
     out: list[tuple[str, Page]] = []
@@ -738,6 +918,10 @@ CONDITIONS: dict[str, Callable[[Page, np.random.Generator, int], Page]] = {
     "black-gutters": lambda p, rng, n: _dark_gutters(p, "black"),
     "toned-gutters": lambda p, rng, n: _dark_gutters(p, "tone"),
     "scan-border": lambda p, rng, n: _scan_border(p, rng),
+    "show-through": lambda p, rng, n: _show_through(p, rng, n),
+    "spine-shadow": lambda p, rng, n: _spine_shadow(p, rng, n),
+    "specks": lambda p, rng, n: _specks(p, rng),
+    "uneven-light": lambda p, rng, n: _uneven_light(p, rng),
 }
 
 

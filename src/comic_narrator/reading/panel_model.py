@@ -56,6 +56,8 @@ _ZOOM_PAD_FRAC = 0.02
 """The zoomed look's region is the panels' box padded by this share of the page's long side."""
 _PIECE_INSIDE = 0.8
 """A learned box lying this much inside a panel (as a share of the smaller of the two) is a piece of it."""
+_CLASSICAL_AGREES = 0.7
+"""A doubtful learned region and a classical box this alike (IoU) are one panel both finders saw."""
 _lock = threading.Lock()
 
 
@@ -207,7 +209,7 @@ def detect_panels_learned(
 
     ``painted`` (a colour page) lets a light ridge between art cut a region as a gutter would (see
     :func:`split_along_gutters`): a painted page may paint its gutters as soft light bands."""
-    whole = _panels_of(grey, threshold, painted)
+    whole = _panels_of(grey, threshold, painted, classical)
     if whole is None:
         return None
     height_px, width_px = grey.shape
@@ -215,8 +217,9 @@ def detect_panels_learned(
         fold = width_px // 2
         across = any(x < fold - 0.05 * width_px and x + w > fold + 0.05 * width_px for x, _y, w, _h in whole)
         if not across:
-            left = _panels_of(np.ascontiguousarray(grey[:, :fold]), threshold, painted) or []
-            right = _panels_of(np.ascontiguousarray(grey[:, fold:]), threshold, painted) or []
+            left = _panels_of(np.ascontiguousarray(grey[:, :fold]), threshold, painted, classical) or []
+            right_classical = None if classical is None else [(x - fold, y, w, h) for x, y, w, h in classical]
+            right = _panels_of(np.ascontiguousarray(grey[:, fold:]), threshold, painted, right_classical) or []
             whole = left + [(x + fold, y, w, h) for x, y, w, h in right]
     if classical is None:
         return whole
@@ -243,7 +246,13 @@ def _split_when_zoomed(
     x0, y0, x1, y1 = max(0, x0 - pad), max(0, y0 - pad), min(width_px, x1 + pad), min(height_px, y1 + pad)
     zoomed = [
         (x + x0, y + y0, w, h)
-        for x, y, w, h in _panels_of(np.ascontiguousarray(grey[y0:y1, x0:x1]), threshold, painted) or []
+        for x, y, w, h in _panels_of(
+            np.ascontiguousarray(grey[y0:y1, x0:x1]),
+            threshold,
+            painted,
+            [(x - x0, y - y0, w, h) for x, y, w, h in classical],
+        )
+        or []
     ]
     out: list[BBox] = []
     for box in boxes:
@@ -278,17 +287,25 @@ def detect_panels_in_strip(grey: npt.NDArray[np.uint8], threshold: float = 0.5) 
     return _boxes_of(grey, total / count, wide / width_px, threshold)
 
 
-def _panels_of(grey: npt.NDArray[np.uint8], threshold: float, painted: bool = False) -> list[BBox] | None:
+def _panels_of(
+    grey: npt.NDArray[np.uint8], threshold: float, painted: bool = False, classical: list[BBox] | None = None
+) -> list[BBox] | None:
     result = panel_probability(grey)
     if result is None:
         return None
-    return _boxes_of(grey, *result, threshold, painted)
+    return _boxes_of(grey, *result, threshold, painted, classical)
 
 
 def _boxes_of(
-    grey: npt.NDArray[np.uint8], prob: npt.NDArray[np.float32], scale: float, threshold: float, painted: bool = False
+    grey: npt.NDArray[np.uint8],
+    prob: npt.NDArray[np.float32],
+    scale: float,
+    threshold: float,
+    painted: bool = False,
+    classical: list[BBox] | None = None,
 ) -> list[BBox]:
-    """Panel boxes in page pixels from the probability map (``scale``: map pixels per page pixel)."""
+    """Panel boxes in page pixels from the probability map (``scale``: map pixels per page pixel). A doubtful
+    region is kept whole where the classical detector (``classical``, page pixels) found a panel there too."""
     h, w = prob.shape
     # A hair-thin bridge (a balloon the model half-saw across a gutter) must not join two panels.
     inside = np.asarray(
@@ -316,15 +333,17 @@ def _boxes_of(
             2 * min_area,
             ridges=None if thin is None else (thin[0][y : y + bh, x : x + bw], thin[1][y : y + bh, x : x + bw]),
         ):
-            if float(np.percentile(sub_prob[piece], 10)) < _MIN_CONFIDENT_P10:
-                # A doubtful patch (a running header, a scanner's dark edge, a strip under a panel) is dropped,
-                # unless a confident panel is joined to it: then the panel is kept without the patch.
-                boxes.extend((x + px, y + py, pw, ph) for px, py, pw, ph in _confident_cores(sub_prob, piece, min_area))
-                continue
             ys, xs = np.nonzero(piece)
             px, py = int(xs.min()), int(ys.min())
             pw, ph = int(xs.max()) - px + 1, int(ys.max()) - py + 1
             box = (x + px, y + py, pw, ph)
+            if float(np.percentile(sub_prob[piece], 10)) < _MIN_CONFIDENT_P10 and not _classical_agrees(
+                box, classical, scale, grow
+            ):
+                # A doubtful patch (a running header, a scanner's dark edge, a strip under a panel) is dropped,
+                # unless a confident panel is joined to it: then the panel is kept without the patch.
+                boxes.extend((x + px, y + py, pw, ph) for px, py, pw, ph in _confident_cores(sub_prob, piece, min_area))
+                continue
             piece_prob = sub_prob[py : py + ph, px : px + pw]
             boxes.extend(_split_by_cores(piece_prob, piece[py : py + ph, px : px + pw], box, min_area))
     out: list[BBox] = []
@@ -335,6 +354,23 @@ def _boxes_of(
         x1, y1 = min(float(w), x + bw + grow), min(float(h), y + bh + grow)
         out.append((round(x0 / scale), round(y0 / scale), round((x1 - x0) / scale), round((y1 - y0) / scale)))
     return out
+
+
+def _classical_agrees(box: tuple[int, int, int, int], classical: list[BBox] | None, scale: float, grow: float) -> bool:
+    """Whether the classical detector found a panel where the segmenter's doubtful region is (``box`` on the
+    model's grid, grown back by ``grow`` as every kept box is; IoU at least :data:`_CLASSICAL_AGREES` in page
+    pixels). The segmenter is unsure of the edges of frames it rarely saw (an oval, rounded corners), so its
+    region there is doubtful at the rim; the classical detector closes such a frame as a box."""
+    if not classical:
+        return False
+    x, y, w, h = box
+    page_box = (
+        round((x - grow) / scale),
+        round((y - grow) / scale),
+        round((w + 2 * grow) / scale),
+        round((h + 2 * grow) / scale),
+    )
+    return any(iou(page_box, c) >= _CLASSICAL_AGREES for c in classical)
 
 
 def _thin_paper_lines(
