@@ -73,11 +73,14 @@ FLOORS: dict[str, tuple[float, int]] = {
     "page-margins": (0.95, 6),
     "skewed-scan": (0.88, 5),
     # added 2026-12-07, each read whole and in order when added: frames of other shapes (rounded corners, ovals,
-    # scalloped dream frames), older manga's dense pages and hand-ruled frames running past their corners, and
+    # scalloped dream frames), older manga's dense pages, hand-ruled frames running past their corners, sound words
+    # lettered across gutters, double and heavy frames, and
     # four more scan conditions (the back page showing through, a binding's shadow, dust, uneven light)
     "rounded-frames": (0.97, 6),
     "dense": (0.97, 6),
     "hand-ruled": (0.95, 6),
+    "sound-across": (0.95, 6),
+    "double-frames": (0.95, 6),
     "show-through": (0.93, 6),
     "specks": (0.93, 6),
     "spine-shadow": (0.92, 6),

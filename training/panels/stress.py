@@ -6,11 +6,13 @@ lists, for `comic-narrator eval` and training/panels/stress_eval.py.
 Three sources, none of them trained on by the shipped segmenter as pages:
 - real pages with hand-checked panels: the golden-age and newspaper pages of ../shared/corpus (public domain);
 - real held-out pages under page conditions (small and large scans, JPEG noise, screentone, dark panels, grey
-  paper, page-number margins, a skewed scan, black or screentoned gutters, a scanner's black border): Black Jack
-  vol. 1 p. 41-60 and Pepper&Carrot ep. 17;
+  paper, page-number margins, a skewed scan, black or screentoned gutters, a scanner's black border, the back
+  page showing through, a binding's shadow, dust and hairs, uneven light): Black Jack vol. 1 p. 41-60 and
+  Pepper&Carrot ep. 17;
 - constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
-  spreads, captions across borders, nested groups, Sunday pages, strips, strips on old newsprint, 4-koma pages and
-  tiers sharing frame lines) filled with panel crops of
+  spreads, captions across borders, nested groups, Sunday pages, strips, strips on old newsprint, 4-koma pages,
+  tiers sharing frame lines, painted gutters, rounded, oval and scalloped frames, dense pages, hand-ruled frames,
+  sound words across gutters, double and heavy frames) filled with panel crops of
   licence-clean art: Black Jack pages 2-40 (the segmenter's training volume), Pepper&Carrot episodes 1-16
   (CC BY 4.0) and the golden-age corpus pages (public domain, an art style the segmenter never saw). Each
   constructed page takes its art from one of the three, in turn.
@@ -671,6 +673,79 @@ def kind_hand_ruled(c: Canvas) -> str:
     return "hand-ruled frames: wavering lines of uneven weight running past the corners into the gutters"
 
 
+def _sound_word(c: Canvas, x: float, y: float, span: float) -> None:
+    """A drawn sound word: three to five bold brush strokes, black with a white rim, in a row ``span`` pixels long
+    from (x, y), each stroke a bent line as a hand-lettered kana's."""
+    count = int(c.rng.integers(3, 6))
+    size = span / count
+    for k in range(count):
+        cx, cy = x + (k + 0.5) * size, y + c.rng.uniform(-0.2, 0.2) * size
+        pts = []
+        for _ in range(int(c.rng.integers(2, 4))):
+            a = c.rng.uniform(0, np.pi)
+            pts.append(
+                np.asarray(
+                    [
+                        (cx + np.cos(a) * t * size * 0.45 + c.rng.normal(0, 2), cy + np.sin(a) * t * size * 0.45)
+                        for t in np.linspace(-1, 1, 6)
+                    ]
+                )
+                .round()
+                .astype(np.int32)
+            )
+        weight = max(4, int(size * c.rng.uniform(0.1, 0.18)))
+        cv2.polylines(c.image, pts, False, (255, 255, 255), weight + 8, cv2.LINE_AA)
+        cv2.polylines(c.image, pts, False, (0, 0, 0), weight, cv2.LINE_AA)
+
+
+def kind_sound_across(c: Canvas) -> str:
+    """Manga tiers with big drawn sound words (bold brush strokes with a white rim) lettered across the gutters
+    between neighbouring panels, over both at once, as action pages letter them."""
+    g = c.rng.uniform(0.015, 0.03) * W
+    _tiers(c, (MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H), True, g, int(c.rng.choice([3, 4])))
+    pairs = []
+    for a in c.boxes:
+        for b in c.boxes:
+            beside = abs(a[1] - b[1]) < 2 and 0 < b[0] - (a[0] + a[2]) < 2 * g
+            below = 0 < b[1] - (a[1] + a[3]) < 2 * g and min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]) > 0.2 * W
+            if beside or below:
+                pairs.append((a, b, beside))
+    order = c.rng.permutation(len(pairs))
+    for k in order[: int(c.rng.integers(2, 4))]:
+        a, b, beside = pairs[int(k)]
+        span = c.rng.uniform(0.25, 0.4) * W
+        if beside:  # the word runs across the upright gutter between them
+            gx, gy = a[0] + a[2] + (b[0] - a[0] - a[2]) / 2, a[1] + a[3] * c.rng.uniform(0.3, 0.7)
+        else:  # across the gutter under a
+            gx = max(a[0], b[0]) + (min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])) * c.rng.uniform(0.3, 0.7)
+            gy = a[1] + a[3] + (b[1] - a[1] - a[3]) / 2
+        _sound_word(c, gx - span / 2, gy, span)
+    _finish(c, True, 3)
+    return "big drawn sound words lettered across the gutters between neighbouring panels"
+
+
+def kind_double_frames(c: Canvas) -> str:
+    """Flashback frames: some panels framed by two parallel lines a few pixels apart, some by one heavy line, in
+    tiers read right to left."""
+    g = c.rng.uniform(0.015, 0.03) * W
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([3, 4])), g):
+        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), g)[::-1]:
+            style = c.rng.random()
+            if style < 0.5:
+                gap = c.rng.uniform(0.3, 0.6) * g
+                c.panel(rect(cx0 + gap, ty0 + gap, cx1 - gap, ty1 - gap))
+                c.boxes[-1] = (round(cx0), round(ty0), round(cx1 - cx0), round(ty1 - ty0))
+                cv2.polylines(c.image, [rect(cx0, ty0, cx1, ty1)], True, (0, 0, 0), 2, cv2.LINE_AA)
+            elif style < 0.75:
+                c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
+                cv2.polylines(c.image, [rect(cx0, ty0, cx1, ty1)], True, (0, 0, 0), int(c.rng.integers(7, 13)))
+            else:
+                c.panel(rect(cx0, ty0, cx1, ty1))
+    _finish(c, True, 3)
+    return "frames of two parallel lines (the outer one the panel's edge) and heavy frames"
+
+
 CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
     "borderless": (kind_borderless, "rtl", (W, H), False),
     "bleed": (kind_bleed, "rtl", (W, H), False),
@@ -692,6 +767,8 @@ SEPARATE_SEED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bo
     "rounded-frames": (kind_rounded_frames, "rtl", (W, H), False),
     "dense": (kind_dense, "rtl", (W, H), False),
     "hand-ruled": (kind_hand_ruled, "rtl", (W, H), False),
+    "sound-across": (kind_sound_across, "rtl", (W, H), False),
+    "double-frames": (kind_double_frames, "rtl", (W, H), False),
 }
 """Kinds added after the set was first built: each draws from a generator of its own (the seed and its place
 here), so the pages of every other kind stay as they were."""
