@@ -8,7 +8,7 @@ Three sources, none of them trained on by the shipped segmenter as pages:
 - real held-out pages under page conditions (small and large scans, JPEG noise, screentone, dark panels, grey
   paper, page-number margins, a skewed scan, black or screentoned gutters, a scanner's black border, the back
   page showing through, a binding's shadow, dust and hairs, uneven light): Black Jack vol. 1 p. 41-60 and
-  Pepper&Carrot ep. 17;
+  Pepper&Carrot ep. 17; and Black Jack's facing pages scanned as one spread;
 - constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
   spreads, captions across borders, nested groups, Sunday pages, strips, strips on old newsprint, 4-koma pages,
   tiers sharing frame lines, painted gutters, rounded, oval and scalloped frames, dense pages, hand-ruled frames,
@@ -983,6 +983,68 @@ def training_pages() -> list[tuple[str, Page]]:
     return out
 
 
+def held_out_bj_pages() -> list[tuple[int, Page]]:
+    """Every Black Jack page of p. 41-60 with its hand-annotated panels, by page number."""
+    out: list[tuple[int, Page]] = []
+    for page in json.loads((ANNOTATIONS / "bj01-b.json").read_text(encoding="utf-8"))["pages"]:
+        number = int(page["image"][-10:-4])
+        if 41 <= number <= 60:
+            boxes = [tuple(p["bbox"]) for p in page["panels"]]
+            out.append((number, Page(_rgb(BJ / page["image"]), "rtl", boxes)))  # type: ignore[arg-type]
+    return sorted(out, key=lambda item: item[0])
+
+
+def _scanned_spread(right: Page, left: Page, rng: np.random.Generator) -> Page:
+    """Two facing pages scanned as one image, as manga datasets store them: the earlier page on the right, the
+    later on the left, scaled a little differently, a strip of paper or none between them, the binding's shadow
+    darkening both towards the fold, and the scan cut off-centre (up to 3 % of its width off one side), so the
+    fold is not at the middle. Panels are read right page first."""
+    height = right.image.shape[0]
+    scale = height / left.image.shape[0] * rng.uniform(0.97, 1.03)
+    lw = round(left.image.shape[1] * scale)
+    lh = round(left.image.shape[0] * scale)
+    left_img = np.asarray(cv2.resize(left.image, (lw, lh), interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    canvas_left = np.full((height, lw, 3), 250, np.uint8)
+    top = (height - lh) // 2
+    src_y0, dst_y0 = max(0, -top), max(0, top)
+    rows = min(lh - src_y0, height - dst_y0)
+    canvas_left[dst_y0 : dst_y0 + rows] = left_img[src_y0 : src_y0 + rows]
+    left_boxes = [
+        (round(x * scale), round(y * scale) + top, round(w * scale), round(h * scale)) for x, y, w, h in left.panels
+    ]
+    gap = int(rng.uniform(0.0, 0.015) * (lw + right.image.shape[1]))
+    image = np.concatenate([canvas_left, np.full((height, gap, 3), 250, np.uint8), right.image], axis=1)
+    width = image.shape[1]
+    fold = lw + gap / 2
+    x = np.arange(width, dtype=np.float32)
+    depth = np.exp(-np.abs(x - fold) / (width * rng.uniform(0.012, 0.03))) * rng.uniform(0.3, 0.6)
+    image = np.clip(image.astype(np.float32) * (1.0 - depth)[None, :, None], 0, 255).astype(np.uint8)
+    shift = lw + gap
+    boxes = [(x + shift, y, w, h) for x, y, w, h in right.panels] + left_boxes
+    cut = int(rng.uniform(0.0, 0.03) * width)
+    if rng.random() < 0.5:  # off the left side
+        image = image[:, cut:]
+        boxes = [(x - cut, y, w, h) for x, y, w, h in boxes]
+    else:
+        image = image[:, : width - cut]
+    width = image.shape[1]
+    clipped = []
+    for x, y, w, h in boxes:
+        x0, y0, x1, y1 = max(0, x), max(0, y), min(width, x + w), min(height, y + h)
+        if x1 - x0 > 0 and y1 - y0 > 0:
+            clipped.append((x0, y0, x1 - x0, y1 - y0))
+    return Page(np.ascontiguousarray(image), "rtl", clipped)
+
+
+def scanned_spreads(pages: list[tuple[int, Page]], rng: np.random.Generator) -> list[tuple[str, Page]]:
+    """Each page with the next one (by number) as a scanned spread (:func:`_scanned_spread`)."""
+    return [
+        (f"bj{n}-{m}.jpg", _scanned_spread(right, left, rng))
+        for (n, right), (m, left) in zip(pages[::2], pages[1::2], strict=False)
+        if m == n + 1
+    ]
+
+
 CONDITIONS: dict[str, Callable[[Page, np.random.Generator, int], Page]] = {
     "small-scan": lambda p, rng, n: _resize(p, 800),
     "large-scan": lambda p, rng, n: _resize(p, 3000),
@@ -1055,6 +1117,13 @@ def build(
                 _write(
                     out_dir / kind, named, "Black Jack ni Yoroshiku (c) Shuho Sato, Manga on Web (p. 2-40); transformed"
                 )
+        if not kinds or "scanned-spread" in kinds:
+            numbered = [(int(name[2:]), page) for name, page in pages]
+            _write(
+                out_dir / "scanned-spread",
+                scanned_spreads(numbered, np.random.default_rng([seed, 101])),
+                "Black Jack ni Yoroshiku (c) Shuho Sato, Manga on Web (p. 2-40), facing pages as scanned spreads",
+            )
         return
     rng = np.random.default_rng(seed)
     art = load_art()
@@ -1071,7 +1140,7 @@ def build(
             note = draw(c)
             pages.append((f"{kind}-{i + 1:02d}-{source}.jpg", Page(c.image, direction, c.boxes, note)))
         _write(out_dir / kind, pages, "constructed from panel crops: " + "; ".join(SOURCES.values()))
-    if kinds and not kinds & (set(STRESS_REAL) | set(CONDITIONS)):
+    if kinds and not kinds & (set(STRESS_REAL) | set(CONDITIONS) | {"scanned-spread"}):
         return
     real = real_corpus_pages()
     for kind, named in STRESS_REAL.items():
@@ -1079,7 +1148,7 @@ def build(
             continue
         pages = [(name, Page(img, "ltr", named[name])) for name, img in real[kind] if name in named]
         _write(out_dir / kind, pages, "public domain corpus pages (../shared/corpus), panels hand-checked")
-    if kinds and not kinds & set(CONDITIONS):
+    if kinds and not kinds & (set(CONDITIONS) | {"scanned-spread"}):
         return
     held = held_out_pages()[::held_out_stride]
     for kind, transform in CONDITIONS.items():
@@ -1091,6 +1160,13 @@ def build(
             pages,
             "Black Jack ni Yoroshiku (c) Shuho Sato, Manga on Web (p. 41-59, odd pages); "
             "Pepper&Carrot ep. 17, CC BY 4.0, David Revoy; transformed",
+        )
+    if not kinds or "scanned-spread" in kinds:
+        spreads = scanned_spreads(held_out_bj_pages(), np.random.default_rng([seed, 101]))
+        _write(
+            out_dir / "scanned-spread",
+            spreads[::held_out_stride],
+            "Black Jack ni Yoroshiku (c) Shuho Sato, Manga on Web (p. 41-60), facing pages as scanned spreads",
         )
 
 
