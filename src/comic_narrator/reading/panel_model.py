@@ -338,7 +338,7 @@ def _boxes_of(
             pw, ph = int(xs.max()) - px + 1, int(ys.max()) - py + 1
             box = (x + px, y + py, pw, ph)
             if float(np.percentile(sub_prob[piece], 10)) < _MIN_CONFIDENT_P10 and not _classical_agrees(
-                box, classical, scale, grow
+                box, classical, prob.shape, scale, grow
             ):
                 # A doubtful patch (a running header, a scanner's dark edge, a strip under a panel) is dropped,
                 # unless a confident panel is joined to it: then the panel is kept without the patch.
@@ -346,30 +346,33 @@ def _boxes_of(
                 continue
             piece_prob = sub_prob[py : py + ph, px : px + pw]
             boxes.extend(_split_by_cores(piece_prob, piece[py : py + ph, px : px + pw], box, min_area))
-    out: list[BBox] = []
-    for x, y, bw, bh in boxes:
-        if y + bh <= _MARGIN_BAND_FRAC * h or y >= (1 - _MARGIN_BAND_FRAC) * h:
-            continue  # wholly inside the top or bottom margin band: a running title, a page number, a mark
-        x0, y0 = max(0.0, x - grow), max(0.0, y - grow)
-        x1, y1 = min(float(w), x + bw + grow), min(float(h), y + bh + grow)
-        out.append((round(x0 / scale), round(y0 / scale), round((x1 - x0) / scale), round((y1 - y0) / scale)))
-    return out
+    # Boxes wholly inside the top or bottom margin band are a running title, a page number, a mark.
+    return [
+        _page_box(box, prob.shape, scale, grow)
+        for box in boxes
+        if box[1] + box[3] > _MARGIN_BAND_FRAC * h and box[1] < (1 - _MARGIN_BAND_FRAC) * h
+    ]
 
 
-def _classical_agrees(box: tuple[int, int, int, int], classical: list[BBox] | None, scale: float, grow: float) -> bool:
+def _page_box(box: tuple[int, int, int, int], grid: tuple[int, ...], scale: float, grow: float) -> BBox:
+    """A box on the model's grid (``grid``: its height and width) in page pixels, grown back by ``grow`` grid
+    pixels (what the training labels' erosion took) within the grid."""
+    x, y, bw, bh = box
+    x0, y0 = max(0.0, x - grow), max(0.0, y - grow)
+    x1, y1 = min(float(grid[1]), x + bw + grow), min(float(grid[0]), y + bh + grow)
+    return (round(x0 / scale), round(y0 / scale), round((x1 - x0) / scale), round((y1 - y0) / scale))
+
+
+def _classical_agrees(
+    box: tuple[int, int, int, int], classical: list[BBox] | None, grid: tuple[int, ...], scale: float, grow: float
+) -> bool:
     """Whether the classical detector found a panel where the segmenter's doubtful region is (``box`` on the
-    model's grid, grown back by ``grow`` as every kept box is; IoU at least :data:`_CLASSICAL_AGREES` in page
-    pixels). The segmenter is unsure of the edges of frames it rarely saw (an oval, rounded corners), so its
-    region there is doubtful at the rim; the classical detector closes such a frame as a box."""
+    model's grid, in page pixels as it would be kept; IoU at least :data:`_CLASSICAL_AGREES`). The segmenter is
+    unsure of the edges of frames it rarely saw (an oval, rounded corners), so its region there is doubtful at the
+    rim; the classical detector closes such a frame as a box."""
     if not classical:
         return False
-    x, y, w, h = box
-    page_box = (
-        round((x - grow) / scale),
-        round((y - grow) / scale),
-        round((w + 2 * grow) / scale),
-        round((h + 2 * grow) / scale),
-    )
+    page_box = _page_box(box, grid, scale, grow)
     return any(iou(page_box, c) >= _CLASSICAL_AGREES for c in classical)
 
 
