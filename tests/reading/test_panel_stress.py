@@ -88,6 +88,9 @@ FLOORS: dict[str, tuple[float, int]] = {
     # facing held-out pages scanned as one image, off-centre, the binding's shadow at the fold: 8 of 10 in order
     # before a doubtful region the classical detector boxed too was kept (the left half's first panel cut in two)
     "scanned-spread": (0.90, 5),
+    # a webtoon's column as the slices the ingest cuts it into (added 2026-12-07): 33 of 34 in order before a colour
+    # slice whose classical detector found no panel took the segmenter's; extra boxes in the gaps keep F1 low
+    "webtoon": (0.88, 33),
 }
 
 
@@ -141,7 +144,8 @@ def test_bundled_stress_pages_read_every_panel_in_order(image: str) -> None:
     for 3 before the segmenter saw its yellowed paper levelled white), and a painted page whose gutters are bands
     of light paint a few pixels wide (4 boxes for 7 before a ridge of paper between art cut colour pages), and a
     page whose first panel is an oval (the segmenter doubtful towards its box's corners dropped it until a
-    classical box matching the doubtful region kept it). No page gets a box more than its panels."""
+    classical box matching the doubtful region kept it), and a webtoon slice on graded paper (no panel until a
+    colour page whose classical detector found none took the segmenter's). No page gets a box more than its panels."""
     page = next(
         p for p in json.loads((BUNDLED / "gt.json").read_text(encoding="utf-8"))["pages"] if p["image"] == image
     )
@@ -244,8 +248,12 @@ def test_a_colour_panel_the_classical_detector_lost_outright_is_added_to_its_pan
     # Two learned boxes inside it that do not span its height (a title bar over a picture) leave it whole.
     ad: list[BBox] = [(0, 500, 620, 100), (100, 620, 400, 250)]
     assert colour_page_panels([top, *ad], [top, (0, 500, 620, 400)]) == [top, (0, 500, 620, 400)]
-    # With no classical panel at all, one or two learned boxes are no story's panels (an ad, a cover).
+    # With no classical panel at all, one or two learned boxes are no story's panels (an ad, a cover) ...
     assert colour_page_panels([top], []) == []
+    # ... unless the page is known and each fills a fifth of it or more: a webtoon slice on coloured paper.
+    assert colour_page_panels([top], [], (700, 1000)) == [top]
+    assert colour_page_panels([top, (0, 0, 120, 120)], [], (700, 1000)) == []
+    assert colour_page_panels([top], [], (1000, 1500)) == []
 
 
 def test_a_group_of_tiers_the_classical_detector_merged_is_cut_into_the_learned_panels_that_tile_it() -> None:

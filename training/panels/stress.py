@@ -12,7 +12,8 @@ Three sources, none of them trained on by the shipped segmenter as pages:
 - constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
   spreads, captions across borders, nested groups, Sunday pages, strips, strips on old newsprint, 4-koma pages,
   tiers sharing frame lines, painted gutters, rounded, oval and scalloped frames, dense pages, hand-ruled frames,
-  sound words across gutters, double and heavy frames) filled with panel crops of
+  sound words across gutters, double and heavy frames, webtoon columns written as the ingest's slices) filled
+  with panel crops of
   licence-clean art: Black Jack pages 2-40 (the segmenter's training volume), Pepper&Carrot episodes 1-16
   (CC BY 4.0) and the golden-age corpus pages (public domain, an art style the segmenter never saw). Each
   constructed page takes its art from one of the three, in turn.
@@ -746,6 +747,54 @@ def kind_double_frames(c: Canvas) -> str:
     return "frames of two parallel lines (the outer one the panel's edge) and heavy frames"
 
 
+def kind_webtoon(c: Canvas) -> str:
+    """A webtoon's slice: 5-7 panels down a tall column read top to bottom, wide gaps between them (a tenth to a
+    third of the column's width) where balloons sit, the background white, black or a gradient (a sky darkening
+    into night); panels framed, frameless, or running the column's full width."""
+    width, height = c.size
+    style = str(c.rng.choice(["white", "black", "gradient"]))
+    if style == "black":
+        c.image[:] = 12
+    elif style == "gradient":
+        top, bottom = c.rng.uniform(200, 255, 3), c.rng.uniform(10, 60, 3)
+        ramp = np.linspace(0.0, 1.0, height)[:, None]
+        c.image[:] = (top[None, :] * (1 - ramp) + bottom[None, :] * ramp).astype(np.uint8)[:, None, :]
+    count = int(c.rng.integers(5, 8))
+    heights = c.rng.uniform(0.5, 1.3, count) * width
+    gaps = c.rng.uniform(0.1, 0.33, count + 1) * width
+    scale = height / float(heights.sum() + gaps.sum())
+    y = gaps[0] * scale
+    kinds = []
+    for k in range(count):
+        h = heights[k] * scale
+        full = c.rng.random() < 0.3
+        x0, x1 = (0.0, float(width)) if full else (0.06 * width, 0.94 * width)
+        framed = not full and c.rng.random() < 0.5
+        c.panel(rect(x0, y, x1, y + h), frame=framed)
+        kinds.append("full width" if full else "framed" if framed else "frameless")
+        if k < count - 1 and c.rng.random() < 0.7:  # a balloon in the gap below
+            gap = gaps[k + 1] * scale
+            c.balloon(int(width * c.rng.uniform(0.3, 0.7)), int(y + h + gap / 2 - 0.02 * width), False, 0.8)
+        y += h + gaps[k + 1] * scale
+    return f"webtoon slice on {style}: " + ", ".join(kinds)
+
+
+def _slices(image: Rgb, boxes: list[Box]) -> list[tuple[Rgb, list[Box]]]:
+    """A tall strip cut as the ingest cuts it (``ingest.webtoon.content_segments``: slices 0.6-1.8 widths tall, cut
+    in flat rows), each with the panels it holds (those with most of their height inside it), clipped to it."""
+    from comic_narrator.ingest.webtoon import content_segments
+
+    out = []
+    for y0, y1 in content_segments(image):
+        held = []
+        for x, y, w, h in boxes:
+            top, bottom = max(y, y0), min(y + h, y1)
+            if bottom - top >= 0.5 * h:
+                held.append((x, top - y0, w, bottom - top))
+        out.append((np.ascontiguousarray(image[y0:y1]), held))
+    return out
+
+
 CONSTRUCTED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bool]] = {
     "borderless": (kind_borderless, "rtl", (W, H), False),
     "bleed": (kind_bleed, "rtl", (W, H), False),
@@ -769,6 +818,7 @@ SEPARATE_SEED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bo
     "hand-ruled": (kind_hand_ruled, "rtl", (W, H), False),
     "sound-across": (kind_sound_across, "rtl", (W, H), False),
     "double-frames": (kind_double_frames, "rtl", (W, H), False),
+    "webtoon": (kind_webtoon, "ttb", (800, 5600), True),
 }
 """Kinds added after the set was first built: each draws from a generator of its own (the seed and its place
 here), so the pages of every other kind stay as they were."""
@@ -1138,7 +1188,14 @@ def build(
             source = ["bj", "golden", "pc"][i % 3] if not colour else ("pc" if i % 2 == 0 else "golden")
             c = _new_canvas(kind_rng, art, source, width, height, colour)
             note = draw(c)
-            pages.append((f"{kind}-{i + 1:02d}-{source}.jpg", Page(c.image, direction, c.boxes, note)))
+            name = f"{kind}-{i + 1:02d}-{source}"
+            if direction == "ttb":  # a strip is read as the slices the ingest cuts it into
+                pages += [
+                    (f"{name}-s{k + 1}.jpg", Page(image, direction, boxes, note))
+                    for k, (image, boxes) in enumerate(_slices(c.image, c.boxes))
+                ]
+            else:
+                pages.append((f"{name}.jpg", Page(c.image, direction, c.boxes, note)))
         _write(out_dir / kind, pages, "constructed from panel crops: " + "; ".join(SOURCES.values()))
     if kinds and not kinds & (set(STRESS_REAL) | set(CONDITIONS) | {"scanned-spread"}):
         return

@@ -43,6 +43,9 @@ _BLEED_EDGE_PX = 2
 """A learned box this close to the page's edge runs off it (boxes are clipped to the page)."""
 _COLOUR_MISSED_OVERLAP = 0.2
 """A learned panel on a colour page that no classical box overlaps by this share of the smaller was lost by it."""
+_NO_CLASSICAL_PANEL_SHARE = 0.2
+"""Where the classical detector finds no panel on a colour page, learned boxes each this share of the page or more
+are its panels."""
 _TIER_COVER = 0.85
 """Learned panels tiling a classical box cover at least this share of it."""
 _FRAME_LINE_COVER = 0.8
@@ -96,7 +99,7 @@ def is_colour_page(image_rgb: npt.NDArray[np.uint8]) -> bool:
     return float(np.mean((hsv[..., 1] > 60) & (hsv[..., 2] > 50))) >= 0.15
 
 
-def colour_page_panels(learned: list[BBox], classical: list[BBox]) -> list[BBox]:
+def colour_page_panels(learned: list[BBox], classical: list[BBox], page: tuple[int, int] | None = None) -> list[BBox]:
     """The panels of a colour page (`--panels auto`): the classical detector's, unless the segmenter finds fewer or at
     least three panels more. Where the classical detector fails on colour it merges whole tiers (a Sunday page's
     narrow gutters, a skewed scan, dark panels) or cuts a painted panel along its streaks and edges (rain, a
@@ -125,7 +128,12 @@ def colour_page_panels(learned: list[BBox], classical: list[BBox]) -> list[BBox]
     if len(learned) >= len(classical) + 3:
         return learned
     if not classical:
-        return classical
+        # No classical panel: one or two learned boxes are an ad's or a cover's pictures, or a title header's
+        # logo, unless the page (``page``: width, height) is known and each of them fills a panel's share of it
+        # (a webtoon slice on coloured or graded paper, where the classical detector finds no paper to flood).
+        if page is None or any(w * h < _NO_CLASSICAL_PANEL_SHARE * page[0] * page[1] for _x, _y, w, h in learned):
+            return []
+        return learned
     kept: list[BBox] = []
     for box in classical:
         pieces = [b for b in learned if overlap_of_smaller(b, box) >= _PIECE_INSIDE]

@@ -197,7 +197,11 @@ def _find_panels(
         colour = is_colour_page(image_rgb)
         learned = detect_panels_learned(paper_as_white(gray, dark), classical, painted=colour)
         if learned is not None:
-            panels = colour_page_panels(learned, classical) if config.panels == "auto" and colour else learned
+            panels = (
+                colour_page_panels(learned, classical, (width_px, height_px))
+                if config.panels == "auto" and colour
+                else learned
+            )
     elif (
         config.panels != "classical"
         and width_px > height_px
