@@ -28,7 +28,7 @@ import argparse
 import io
 import json
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -276,15 +276,29 @@ def _cuts(rng: np.random.Generator, lo: float, hi: float, parts: int, gutter: fl
     ]
 
 
+def _cells(
+    c: Canvas,
+    box: tuple[float, float, float, float],
+    rtl: bool,
+    gutter: float,
+    tiers: int,
+    columns: tuple[int, ...] = (1, 2, 2, 3),
+) -> Iterator[tuple[float, float, float, float]]:
+    """The cells (x0, y0, x1, y1) of ``tiers`` tiers inside box, each of a number of panels drawn from ``columns``,
+    in reading order (right to left for rtl); a tier's cuts are drawn as it is reached."""
+    x0, y0, x1, y1 = box
+    for ty0, ty1 in _cuts(c.rng, y0, y1, tiers, gutter):
+        cols = _cuts(c.rng, x0, x1, int(c.rng.choice(list(columns))), gutter)
+        for cx0, cx1 in cols[::-1] if rtl else cols:
+            yield cx0, ty0, cx1, ty1
+
+
 def _tiers(
     c: Canvas, box: tuple[float, float, float, float], rtl: bool, gutter: float, tiers: int = 3, **kw: bool
 ) -> None:
     """Plain tiers of 1-3 panels inside box, read in order (right to left for rtl)."""
-    x0, y0, x1, y1 = box
-    for ty0, ty1 in _cuts(c.rng, y0, y1, tiers, gutter):
-        cols = _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), gutter)
-        for cx0, cx1 in cols[::-1] if rtl else cols:
-            c.panel(rect(cx0, ty0, cx1, ty1), **kw)
+    for cx0, ty0, cx1, ty1 in _cells(c, box, rtl, gutter, tiers):
+        c.panel(rect(cx0, ty0, cx1, ty1), **kw)
 
 
 def _new_canvas(
@@ -465,9 +479,10 @@ def kind_sunday(c: Canvas) -> str:
     x0, x1 = 0.03 * width, 0.97 * width
     title_bottom = 0.1 * height
     c.letters((int(0.2 * width), int(0.03 * height), int(0.6 * width), int(0.05 * height)), False)
-    for ty0, ty1 in _cuts(c.rng, title_bottom, 0.97 * height, int(c.rng.choice([3, 4])), g):
-        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([2, 3, 4])), g):
-            c.panel(rect(cx0, ty0, cx1, ty1))
+    for cx0, ty0, cx1, ty1 in _cells(
+        c, (x0, title_bottom, x1, 0.97 * height), False, g, int(c.rng.choice([3, 4])), (2, 3, 4)
+    ):
+        c.panel(rect(cx0, ty0, cx1, ty1))
     _finish(c, False, 6)
     return "Sunday page: title band, 3-4 tiers of 2-4 panels, narrow gutters"
 
@@ -540,9 +555,8 @@ def kind_painted_gutters(c: Canvas) -> str:
     width, height = c.size
     g = c.rng.uniform(0.003, 0.008) * width
     x0, y0, x1, y1 = 0.04 * width, 0.03 * height, 0.96 * width, 0.97 * height
-    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([3, 4])), g):
-        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), g):
-            c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
+    for cx0, ty0, cx1, ty1 in _cells(c, (x0, y0, x1, y1), False, g, int(c.rng.choice([3, 4]))):
+        c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
     inside = np.zeros((height, width), np.uint8)
     for x, y, w, h in c.boxes:
         inside[y : y + h, x : x + w] = 255
@@ -610,23 +624,19 @@ def kind_rounded_frames(c: Canvas) -> str:
     g = c.rng.uniform(0.015, 0.03) * W
     x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
     shapes = []
-    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([3, 4])), g):
-        cols = _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), g)
-        for cx0, cx1 in cols[::-1]:
-            shape = str(
-                c.rng.choice(["square", "rounded", "rounded", "oval", "cloud"], p=[0.35, 0.25, 0.15, 0.1, 0.15])
-            )
-            if shape == "rounded":
-                poly = _rounded(cx0, ty0, cx1, ty1, c.rng.uniform(0.04, 0.12) * min(cx1 - cx0, ty1 - ty0))
-            elif shape == "oval":
-                poly = _oval(cx0, ty0, cx1, ty1)
-            elif shape == "cloud":
-                bump = c.rng.uniform(0.006, 0.012) * W
-                poly = _cloud(cx0 + bump, ty0 + bump, cx1 - bump, ty1 - bump, bump)
-            else:
-                poly = rect(cx0, ty0, cx1, ty1)
-            shapes.append(shape)
-            c.panel(poly)
+    for cx0, ty0, cx1, ty1 in _cells(c, (x0, y0, x1, y1), True, g, int(c.rng.choice([3, 4]))):
+        shape = str(c.rng.choice(["square", "rounded", "rounded", "oval", "cloud"], p=[0.35, 0.25, 0.15, 0.1, 0.15]))
+        if shape == "rounded":
+            poly = _rounded(cx0, ty0, cx1, ty1, c.rng.uniform(0.04, 0.12) * min(cx1 - cx0, ty1 - ty0))
+        elif shape == "oval":
+            poly = _oval(cx0, ty0, cx1, ty1)
+        elif shape == "cloud":
+            bump = c.rng.uniform(0.006, 0.012) * W
+            poly = _cloud(cx0 + bump, ty0 + bump, cx1 - bump, ty1 - bump, bump)
+        else:
+            poly = rect(cx0, ty0, cx1, ty1)
+        shapes.append(shape)
+        c.panel(poly)
     _finish(c, True, 3)
     return "tiers of frames with rounded corners, ovals and scalloped edges: " + ", ".join(shapes)
 
@@ -635,9 +645,8 @@ def kind_dense(c: Canvas) -> str:
     """An older or a gag manga's page: 4-5 tiers of 2-4 small panels, narrow gutters, right to left."""
     g = c.rng.uniform(0.008, 0.016) * W
     x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
-    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([4, 5])), g):
-        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([2, 3, 3, 4])), g)[::-1]:
-            c.panel(rect(cx0, ty0, cx1, ty1))
+    for cx0, ty0, cx1, ty1 in _cells(c, (x0, y0, x1, y1), True, g, int(c.rng.choice([4, 5])), (2, 3, 3, 4)):
+        c.panel(rect(cx0, ty0, cx1, ty1))
     _finish(c, True, 6)
     return "4-5 tiers of 2-4 small panels, narrow gutters"
 
@@ -664,12 +673,11 @@ def kind_hand_ruled(c: Canvas) -> str:
     g = c.rng.uniform(0.012, 0.025) * W
     overshoot = c.rng.uniform(0.6, 1.4) * g
     x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
-    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([3, 4])), g):
-        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), g)[::-1]:
-            c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
-            corners = [(cx0, ty0), (cx1, ty0), (cx1, ty1), (cx0, ty1)]
-            for k in range(4):
-                _ruled_side(c, corners[k], corners[(k + 1) % 4], overshoot)
+    for cx0, ty0, cx1, ty1 in _cells(c, (x0, y0, x1, y1), True, g, int(c.rng.choice([3, 4]))):
+        c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
+        corners = [(cx0, ty0), (cx1, ty0), (cx1, ty1), (cx0, ty1)]
+        for k in range(4):
+            _ruled_side(c, corners[k], corners[(k + 1) % 4], overshoot)
     _finish(c, True, 3)
     return "hand-ruled frames: wavering lines of uneven weight running past the corners into the gutters"
 
@@ -730,19 +738,18 @@ def kind_double_frames(c: Canvas) -> str:
     tiers read right to left."""
     g = c.rng.uniform(0.015, 0.03) * W
     x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
-    for ty0, ty1 in _cuts(c.rng, y0, y1, int(c.rng.choice([3, 4])), g):
-        for cx0, cx1 in _cuts(c.rng, x0, x1, int(c.rng.choice([1, 2, 2, 3])), g)[::-1]:
-            style = c.rng.random()
-            if style < 0.5:
-                gap = c.rng.uniform(0.3, 0.6) * g
-                c.panel(rect(cx0 + gap, ty0 + gap, cx1 - gap, ty1 - gap))
-                c.boxes[-1] = (round(cx0), round(ty0), round(cx1 - cx0), round(ty1 - ty0))
-                cv2.polylines(c.image, [rect(cx0, ty0, cx1, ty1)], True, (0, 0, 0), 2, cv2.LINE_AA)
-            elif style < 0.75:
-                c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
-                cv2.polylines(c.image, [rect(cx0, ty0, cx1, ty1)], True, (0, 0, 0), int(c.rng.integers(7, 13)))
-            else:
-                c.panel(rect(cx0, ty0, cx1, ty1))
+    for cx0, ty0, cx1, ty1 in _cells(c, (x0, y0, x1, y1), True, g, int(c.rng.choice([3, 4]))):
+        style = c.rng.random()
+        if style < 0.5:
+            gap = c.rng.uniform(0.3, 0.6) * g
+            c.panel(rect(cx0 + gap, ty0 + gap, cx1 - gap, ty1 - gap))
+            c.boxes[-1] = (round(cx0), round(ty0), round(cx1 - cx0), round(ty1 - ty0))
+            cv2.polylines(c.image, [rect(cx0, ty0, cx1, ty1)], True, (0, 0, 0), 2, cv2.LINE_AA)
+        elif style < 0.75:
+            c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
+            cv2.polylines(c.image, [rect(cx0, ty0, cx1, ty1)], True, (0, 0, 0), int(c.rng.integers(7, 13)))
+        else:
+            c.panel(rect(cx0, ty0, cx1, ty1))
     _finish(c, True, 3)
     return "frames of two parallel lines (the outer one the panel's edge) and heavy frames"
 
@@ -997,14 +1004,7 @@ def _uneven_light(page: Page, rng: np.random.Generator) -> Page:
 
 def held_out_pages() -> list[tuple[str, Page]]:
     """Black Jack p. 41-60 (every other page) and Pepper&Carrot ep. 17, with their hand-annotated panels."""
-    out: list[tuple[str, Page]] = []
-    gt = json.loads((ANNOTATIONS / "bj01-b.json").read_text(encoding="utf-8"))
-    for page in gt["pages"]:
-        number = int(page["image"][-10:-4])
-        if 41 <= number <= 60 and number % 2:
-            out.append(
-                (f"bj{number}", Page(_rgb(BJ / page["image"]), "rtl", [tuple(p["bbox"]) for p in page["panels"]]))
-            )
+    out = [(f"bj{number}", page) for number, page in held_out_bj_pages() if number % 2]
     pc = json.loads((CORPUS / "peppercarrot-ep17" / "gt.json").read_text(encoding="utf-8"))
     for page in pc["pages"]:
         out.append(
