@@ -254,6 +254,7 @@ def test_a_colour_panel_the_classical_detector_lost_outright_is_added_to_its_pan
     assert colour_page_panels([top], [], (700, 1000)) == [top]
     assert colour_page_panels([top, (0, 0, 120, 120)], [], (700, 1000)) == []
     assert colour_page_panels([top], [], (1000, 1500)) == []
+    assert colour_page_panels([top], [], (1400, 1000)) == []  # a fifth of the page's width times its height
 
 
 def test_a_group_of_tiers_the_classical_detector_merged_is_cut_into_the_learned_panels_that_tile_it() -> None:
