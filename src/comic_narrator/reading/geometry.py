@@ -40,6 +40,11 @@ def union_box(boxes: Iterable[BBox]) -> BBox:
     return (x0, y0, x1 - x0, y1 - y0)
 
 
+def moved(boxes: Iterable[BBox], dx: int, dy: int) -> list[BBox]:
+    """The boxes moved by (dx, dy): from a crop's pixels to the page's, or back with the offsets negated."""
+    return [(x + dx, y + dy, w, h) for x, y, w, h in boxes]
+
+
 def centre(box: BBox) -> tuple[float, float]:
     return (box[0] + box[2] / 2.0, box[1] + box[3] / 2.0)
 

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
 from comic_narrator.reading.frames import line_candidates
-from comic_narrator.reading.geometry import area_px2, clip_box, intersection_px2, overlap_of_smaller, scale_box
+from comic_narrator.reading.geometry import area_px2, clip_box, intersection_px2, moved, overlap_of_smaller, scale_box
 
 Mask = npt.NDArray[np.bool_]
 _MAX_LINES = 16
@@ -138,7 +138,7 @@ def find_insets(
                         continue
                     candidates.append(box)
     accepted: list[BBox] = []
-    local_texts = [(x - px, y - py, w, h) for x, y, w, h in text_boxes]
+    local_texts = moved(text_boxes, -px, -py)
     # Closed frames first, largest first; then frames with a side hidden under an accepted inset.
     for allow_hidden in (False, True):
         for box in sorted(candidates, key=area_px2, reverse=True):
@@ -152,7 +152,7 @@ def find_insets(
             if text_area > params.max_text_frac * area_px2(box):
                 continue
             accepted.append(box)
-    return [(x + px, y + py, w, h) for x, y, w, h in accepted]
+    return moved(accepted, px, py)
 
 
 def _closed(

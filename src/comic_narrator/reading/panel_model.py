@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.artifacts import BBox
-from comic_narrator.reading.geometry import iou, overlap_of_smaller
+from comic_narrator.reading.geometry import iou, moved, overlap_of_smaller
 from comic_narrator.reading.gutter_split import split_along_gutters
 from comic_narrator.reading.order import bands_along
 
@@ -226,9 +226,9 @@ def detect_panels_learned(
         across = any(x < fold - 0.05 * width_px and x + w > fold + 0.05 * width_px for x, _y, w, _h in whole)
         if not across:
             left = _panels_of(np.ascontiguousarray(grey[:, :fold]), threshold, painted, classical) or []
-            right_classical = None if classical is None else [(x - fold, y, w, h) for x, y, w, h in classical]
+            right_classical = None if classical is None else moved(classical, -fold, 0)
             right = _panels_of(np.ascontiguousarray(grey[:, fold:]), threshold, painted, right_classical) or []
-            whole = left + [(x + fold, y, w, h) for x, y, w, h in right]
+            whole = left + moved(right, fold, 0)
     if classical is None:
         return whole
     return without_title_band(_split_when_zoomed(grey, threshold, whole, classical, painted), classical, grey)
@@ -252,16 +252,11 @@ def _split_when_zoomed(
         return boxes
     pad = round(_ZOOM_PAD_FRAC * max(width_px, height_px))
     x0, y0, x1, y1 = max(0, x0 - pad), max(0, y0 - pad), min(width_px, x1 + pad), min(height_px, y1 + pad)
-    zoomed = [
-        (x + x0, y + y0, w, h)
-        for x, y, w, h in _panels_of(
-            np.ascontiguousarray(grey[y0:y1, x0:x1]),
-            threshold,
-            painted,
-            [(x - x0, y - y0, w, h) for x, y, w, h in classical],
-        )
-        or []
-    ]
+    zoomed = moved(
+        _panels_of(np.ascontiguousarray(grey[y0:y1, x0:x1]), threshold, painted, moved(classical, -x0, -y0)) or [],
+        x0,
+        y0,
+    )
     out: list[BBox] = []
     for box in boxes:
         pieces = [z for z in zoomed if overlap_of_smaller(z, box) >= _PIECE_INSIDE]
@@ -350,7 +345,7 @@ def _boxes_of(
             ):
                 # A doubtful patch (a running header, a scanner's dark edge, a strip under a panel) is dropped,
                 # unless a confident panel is joined to it: then the panel is kept without the patch.
-                boxes.extend((x + px, y + py, pw, ph) for px, py, pw, ph in _confident_cores(sub_prob, piece, min_area))
+                boxes.extend(moved(_confident_cores(sub_prob, piece, min_area), x, y))
                 continue
             piece_prob = sub_prob[py : py + ph, px : px + pw]
             boxes.extend(_split_by_cores(piece_prob, piece[py : py + ph, px : px + pw], box, min_area))
