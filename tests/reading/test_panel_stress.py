@@ -91,6 +91,11 @@ FLOORS: dict[str, tuple[float, int]] = {
     # a webtoon's column as the slices the ingest cuts it into (added 2026-12-07): 33 of 34 in order before a colour
     # slice whose classical detector found no panel took the segmenter's; extra boxes in the gaps keep F1 low
     "webtoon": (0.88, 33),
+    # manga effects over the art (focus lines, speed lines, panels inked black, gradient tone; an effect often with
+    # no frame), added 2026-12-07 and read as they came; in colour one page joins a frameless panel of focus lines
+    # with its neighbour across the gutter
+    "effects": (0.97, 6),
+    "effects-colour": (0.93, 5),
 }
 
 

@@ -12,7 +12,8 @@ Three sources, none of them trained on by the shipped segmenter as pages:
 - constructed pages (borderless, bleeds, art breaking out, slanted gutters, insets and overlaps, splashes,
   spreads, captions across borders, nested groups, Sunday pages, strips, strips on old newsprint, 4-koma pages,
   tiers sharing frame lines, painted gutters, rounded, oval and scalloped frames, dense pages, hand-ruled frames,
-  sound words across gutters, double and heavy frames, webtoon columns written as the ingest's slices) filled
+  sound words across gutters, double and heavy frames, webtoon columns written as the ingest's slices, manga
+  effects over the art in grey and in colour: focus and speed lines, panels inked black, gradient tone) filled
   with panel crops of
   licence-clean art: Black Jack pages 2-40 (the segmenter's training volume), Pepper&Carrot episodes 1-16
   (CC BY 4.0) and the golden-age corpus pages (public domain, an art style the segmenter never saw). Each
@@ -754,6 +755,125 @@ def kind_double_frames(c: Canvas) -> str:
     return "frames of two parallel lines (the outer one the panel's edge) and heavy frames"
 
 
+def _in_panel(c: Canvas, box: tuple[float, float, float, float], layer: Rgb, drawn: npt.NDArray[np.bool_]) -> None:
+    """Copy what was drawn on ``layer`` (where ``drawn``) onto the page inside box only, as a panel's effects are
+    clipped to its frame."""
+    x0, y0, x1, y1 = (round(v) for v in box)
+    sub = np.zeros_like(drawn)
+    sub[y0:y1, x0:x1] = drawn[y0:y1, x0:x1]
+    c.image[sub] = layer[sub]
+
+
+def _focus_lines(c: Canvas, box: tuple[float, float, float, float]) -> None:
+    """Focus lines (a burst converging on a point): 60-140 black wedges from far outside the panel to a ring
+    around the point, whose art stays inside the ring."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    cx, cy = x0 + w * c.rng.uniform(0.3, 0.7), y0 + h * c.rng.uniform(0.3, 0.7)
+    layer = np.zeros_like(c.image)
+    mask = np.zeros(c.image.shape[:2], np.uint8)
+    ring = c.rng.uniform(0.15, 0.35) * min(w, h)
+    far = 2 * float(np.hypot(w, h))
+    for a in np.sort(c.rng.uniform(0, 2 * np.pi, int(c.rng.integers(60, 141)))):
+        inner = ring * c.rng.uniform(1.0, 1.8)
+        spread = c.rng.uniform(0.004, 0.02)
+        pts = [
+            (cx + np.cos(a) * inner, cy + np.sin(a) * inner),
+            (cx + np.cos(a - spread) * far, cy + np.sin(a - spread) * far),
+            (cx + np.cos(a + spread) * far, cy + np.sin(a + spread) * far),
+        ]
+        cv2.fillPoly(mask, [np.array(pts).round().astype(np.int32)], 255)
+    if c.rng.random() < 0.5:  # the burst over white: the art only inside the ring
+        clear = np.zeros_like(mask)
+        cv2.ellipse(clear, (round(cx), round(cy)), (round(ring * 1.2), round(ring * 1.2)), 0, 0, 360, 255, -1)
+        paper = (np.zeros_like(mask) == 0) & (clear == 0)
+        layer[:] = c.paper
+        _in_panel(c, box, layer, paper)
+    layer[:] = 0
+    _in_panel(c, box, layer, mask > 0)
+
+
+def _speed_lines(c: Canvas, box: tuple[float, float, float, float]) -> None:
+    """Speed lines: a few hundred parallel strokes of 1-3 px across the panel, at one slant, over its art."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    a = c.rng.choice([0.0, np.pi / 2, c.rng.uniform(0.2, 1.3)])
+    dx, dy = np.cos(a), np.sin(a)
+    layer = np.zeros_like(c.image)
+    mask = np.zeros(c.image.shape[:2], np.uint8)
+    span = float(np.hypot(w, h))
+    for _ in range(int(c.rng.integers(150, 350))):
+        px, py = x0 + c.rng.uniform(0, w), y0 + c.rng.uniform(0, h)
+        length = c.rng.uniform(0.2, 0.9) * span
+        p0 = (round(px - dx * length / 2), round(py - dy * length / 2))
+        p1 = (round(px + dx * length / 2), round(py + dy * length / 2))
+        cv2.line(mask, p0, p1, 255, int(c.rng.integers(1, 4)), cv2.LINE_AA)
+    _in_panel(c, box, layer, mask > 128)
+
+
+def _black_panel(c: Canvas, box: tuple[float, float, float, float]) -> None:
+    """A black panel (a flashback, a blackout, a beat of silence): the frame filled with ink, a white outline of
+    a figure or a white flash, and sometimes white lettering on it."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    layer = np.full_like(c.image, int(c.rng.integers(0, 30)))
+    _in_panel(c, box, layer, np.ones(c.image.shape[:2], bool))
+    if c.rng.random() < 0.6:
+        centre = (round(x0 + w * c.rng.uniform(0.3, 0.7)), round(y0 + h * c.rng.uniform(0.3, 0.7)))
+        axes = (round(w * c.rng.uniform(0.1, 0.25)), round(h * c.rng.uniform(0.15, 0.35)))
+        cv2.ellipse(c.image, centre, axes, float(c.rng.uniform(0, 180)), 0, 360, (235, 235, 235), 2, cv2.LINE_AA)
+    if c.rng.random() < 0.5:
+        size = max(6, int(0.016 * c.size[0]))
+        for k in range(int(c.rng.integers(1, 4))):
+            org = (round(x0 + w * c.rng.uniform(0.1, 0.5)), round(y0 + h * 0.3 + k * size * 1.6))
+            cv2.putText(c.image, "ABCDEFG"[: int(c.rng.integers(3, 8))], org, 0, size / 30, (240,) * 3, 2, cv2.LINE_AA)
+
+
+def _tone_ramp(c: Canvas, box: tuple[float, float, float, float]) -> None:
+    """A gradient screentone over the panel's light areas (a sky, a mood): dots growing from nothing at one side
+    to nearly solid at the other."""
+    x0, y0, x1, y1 = (round(v) for v in box)
+    h, w = y1 - y0, x1 - x0
+    period = max(4, round(c.size[0] / 160))
+    yy, xx = np.mgrid[0:h, 0:w]
+    ramp = (yy / max(1, h - 1)) if c.rng.random() < 0.6 else (xx / max(1, w - 1))
+    if c.rng.random() < 0.5:
+        ramp = 1 - ramp
+    u = ((xx + yy) % period) / period - 0.5
+    v = ((xx - yy) % period) / period - 0.5
+    dots = u * u + v * v < 0.5 * ramp
+    sub = c.image[y0:y1, x0:x1]
+    light = sub.mean(axis=2) > 190
+    sub[dots & light] = int(c.rng.integers(20, 70))
+
+
+EFFECTS = {"focus lines": _focus_lines, "speed lines": _speed_lines, "black": _black_panel, "tone ramp": _tone_ramp}
+
+
+def kind_effects(c: Canvas) -> str:
+    """Manga effects of an action or drama page over half its panels or more: focus lines converging on a point,
+    speed lines, panels inked black, gradient screentone; in tiers read right to left. The art of the other panels
+    comes from the sources as elsewhere, so the page's style is the effects', not a source's. In colour
+    (``effects-colour``), a colour manga's chapter opening: the art painted, the effects inked over it."""
+    g = c.rng.uniform(0.012, 0.03) * W
+    x0, y0, x1, y1 = MARGIN * W, MARGIN * H, (1 - MARGIN) * W, (1 - MARGIN) * H
+    used = []
+    names = list(EFFECTS)
+    for cell in _cells(c, (x0, y0, x1, y1), True, g, int(c.rng.choice([3, 4]))):
+        cx0, ty0, cx1, ty1 = cell
+        c.panel(rect(cx0, ty0, cx1, ty1), frame=False)
+        framed = True
+        if c.rng.random() < 0.7:
+            name = names[int(c.rng.integers(len(names)))]
+            EFFECTS[name](c, cell)
+            framed = c.rng.random() < 0.6  # an effect often is the panel's edge, with no frame ruled around it
+            used.append(name if framed else name + " (no frame)")
+        if framed:
+            cv2.polylines(c.image, [rect(cx0, ty0, cx1, ty1)], True, (0, 0, 0), c.frame_px, lineType=cv2.LINE_AA)
+    _finish(c, True, 3)
+    return "manga effects over panels: " + ", ".join(used)
+
+
 def kind_webtoon(c: Canvas) -> str:
     """A webtoon's slice: 5-7 panels down a tall column read top to bottom, wide gaps between them (a tenth to a
     third of the column's width) where balloons sit, the background white, black or a gradient (a sky darkening
@@ -826,6 +946,8 @@ SEPARATE_SEED: dict[str, tuple[Callable[[Canvas], str], str, tuple[int, int], bo
     "sound-across": (kind_sound_across, "rtl", (W, H), False),
     "double-frames": (kind_double_frames, "rtl", (W, H), False),
     "webtoon": (kind_webtoon, "ttb", (800, 5600), True),
+    "effects": (kind_effects, "rtl", (W, H), False),
+    "effects-colour": (kind_effects, "rtl", (W, H), True),
 }
 """Kinds added after the set was first built: each draws from a generator of its own (the seed and its place
 here), so the pages of every other kind stay as they were."""
