@@ -766,7 +766,7 @@ def _in_panel(c: Canvas, box: tuple[float, float, float, float], layer: Rgb, dra
 
 def _focus_lines(c: Canvas, box: tuple[float, float, float, float]) -> None:
     """Focus lines (a burst converging on a point): 60-140 black wedges from far outside the panel to a ring
-    around the point, whose art stays inside the ring."""
+    around the point; half the time over white, the art kept only inside the ring."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     cx, cy = x0 + w * c.rng.uniform(0.3, 0.7), y0 + h * c.rng.uniform(0.3, 0.7)
@@ -786,9 +786,8 @@ def _focus_lines(c: Canvas, box: tuple[float, float, float, float]) -> None:
     if c.rng.random() < 0.5:  # the burst over white: the art only inside the ring
         clear = np.zeros_like(mask)
         cv2.ellipse(clear, (round(cx), round(cy)), (round(ring * 1.2), round(ring * 1.2)), 0, 0, 360, 255, -1)
-        paper = (np.zeros_like(mask) == 0) & (clear == 0)
         layer[:] = c.paper
-        _in_panel(c, box, layer, paper)
+        _in_panel(c, box, layer, clear == 0)
     layer[:] = 0
     _in_panel(c, box, layer, mask > 0)
 
