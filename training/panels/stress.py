@@ -815,8 +815,8 @@ def _black_panel(c: Canvas, box: tuple[float, float, float, float]) -> None:
     a figure or a white flash, and sometimes white lettering on it."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
-    layer = np.full_like(c.image, int(c.rng.integers(0, 30)))
-    _in_panel(c, box, layer, np.ones(c.image.shape[:2], bool))
+    left, top, right, bottom = (round(v) for v in box)
+    c.image[top:bottom, left:right] = int(c.rng.integers(0, 30))
     if c.rng.random() < 0.6:
         centre = (round(x0 + w * c.rng.uniform(0.3, 0.7)), round(y0 + h * c.rng.uniform(0.3, 0.7)))
         axes = (round(w * c.rng.uniform(0.1, 0.25)), round(h * c.rng.uniform(0.15, 0.35)))
