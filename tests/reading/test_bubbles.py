@@ -99,6 +99,25 @@ def test_lines_in_one_balloon_are_one_block_top_to_bottom_with_the_balloon_s_sha
     assert abs(block.bubble.tail_xy[0] - 300) <= 4 and abs(block.bubble.tail_xy[1] - 520) <= 4
 
 
+def test_a_printed_line_the_ocr_cut_in_two_reads_left_to_right_before_the_next_line() -> None:
+    """The OCR's boxes on Buster Bear #10 p. 2 (public domain; the corpus page, moved onto this drawn balloon): the
+    hand-lettered "I'LL BUY A CAR AND TAKE YOU" curves, so "I'LL" was found alone and lower than the rest of its
+    line, its middle below theirs; then "FOR A RIDE IN IT," and "BUSTER!" under them."""
+    gray, panels = _page()
+    lines = [
+        _line(101, 186, 273, 31, "BUY A CAR AND TAKE YOU"),
+        _line(102, 204, 184, 34, "FOR A RIDE IN IT,"),
+        _line(141, 226, 99, 30, "BUSTER!"),
+        _line(72, 195, 32, 18, "I'LL"),
+    ]
+    (block,) = group_lines(lines, gray, PAPER, panels)
+    assert [ln.text for ln in block.lines] == ["I'LL", "BUY A CAR AND TAKE YOU", "FOR A RIDE IN IT,", "BUSTER!"]
+    # Stacked lines whose boxes touch stay one above the other, whichever starts further left.
+    upper, lower = _line(140, 200, 300, 30, "WE OUGHT TO"), _line(100, 222, 200, 30, "SHARE IT!")
+    (block,) = group_lines([lower, upper], gray, PAPER, panels)
+    assert [ln.text for ln in block.lines] == ["WE OUGHT TO", "SHARE IT!"]
+
+
 def test_vertical_columns_in_a_balloon_read_right_to_left() -> None:
     gray, panels = _page()
     left = _line(700, 230, 34, 220, "ですか", vertical=True)

@@ -78,6 +78,8 @@ def test_buster_bear_story_pages(ocr: RapidOcrEngine) -> None:
             ax, ay, _aw, _ah = after.bbox
             same_row = abs(ay - by) < 0.2 * bh
             assert (same_row and ax > bx) or ay >= by + 0.5 * bh  # rows top to bottom, each left to right
+    # A curving hand-lettered line the OCR found in two pieces reads in the order it is written.
+    assert any(t.text.lower().startswith("ill buy a car and take you for a ride") for t in readings[1].texts)
 
 
 def test_baron_bean_strip(ocr: RapidOcrEngine) -> None:
