@@ -80,6 +80,10 @@ def test_buster_bear_story_pages(ocr: RapidOcrEngine) -> None:
             assert (same_row and ax > bx) or ay >= by + 0.5 * bh  # rows top to bottom, each left to right
     # A curving hand-lettered line the OCR found in two pieces reads in the order it is written.
     assert any(t.text.lower().startswith("ill buy a car and take you for a ride") for t in readings[1].texts)
+    # The running head over the top tier of pages 2 and 3 (the scan keeps the book's margins) is not narrated.
+    for reading in readings[1:]:
+        (head,) = [t for t in reading.texts if "buster" in t.text.lower() and "bear" in t.text.lower()]
+        assert head.kind == "furniture"
 
 
 def test_baron_bean_strip(ocr: RapidOcrEngine) -> None:

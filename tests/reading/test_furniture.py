@@ -278,6 +278,28 @@ def test_furniture_reason_by_words_and_place(
     assert furniture_reason(block, _PANELS, 1000, 1400, typical_letter_px=20.0) == expected
 
 
+_SCAN_PANELS = [(60, 130, 880, 560), (60, 710, 880, 560)]
+"""A scan that kept the book's margins: the top tier starts 9 % down the page, the bottom one ends at 91 %."""
+
+
+@pytest.mark.parametrize(
+    ("text", "box", "letter_px", "expected"),
+    [
+        ("BUSTER BEAR", (400, 90, 200, 30), 23.0, "margin"),  # a running head over the top tier, past the 5 % band
+        ("BUSTER BEAR", (400, 110, 200, 30), 23.0, "margin"),  # its box runs into the frame; its middle does not
+        ("QUALITY COMICS GROUP", (600, 1290, 300, 22), 20.0, "margin"),  # a publisher's line under the bottom tier
+        ("BUSTER BEAR", (400, 90, 200, 30), 40.0, None),  # display lettering twice the balloons': a title
+        ("MEANWHILE...", (400, 692, 200, 16), 16.0, None),  # between the tiers, not beyond them
+        ("THE NEXT MORNING", (400, 130, 250, 30), 20.0, None),  # at the top tier's frame, inside the panel
+    ],
+)
+def test_lettering_beyond_every_panel_near_the_page_edge_is_a_running_head_or_folio(
+    text: str, box: tuple[int, int, int, int], letter_px: float, expected: str | None
+) -> None:
+    block = _block(text, box, letter_px=letter_px)
+    assert furniture_reason(block, _SCAN_PANELS, 1000, 1400, typical_letter_px=20.0) == expected
+
+
 def test_furniture_keeps_the_smallest_panel_holding_it_or_none() -> None:
     splash_top, bottom, inset = (50, 50, 900, 600), (50, 700, 900, 600), (80, 80, 400, 300)
     blocks = [
