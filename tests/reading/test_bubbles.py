@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from comic_narrator.backends.protocols import OcrLine
-from comic_narrator.reading.bubbles import BubbleShape, TextLine, group_lines, is_cjk, to_text_lines
+from comic_narrator.reading.bubbles import BubbleShape, TextLine, group_lines, is_cjk, printed_lines, to_text_lines
 
 PAPER = 255.0
 
@@ -99,23 +99,50 @@ def test_lines_in_one_balloon_are_one_block_top_to_bottom_with_the_balloon_s_sha
     assert abs(block.bubble.tail_xy[0] - 300) <= 4 and abs(block.bubble.tail_xy[1] - 520) <= 4
 
 
-def test_a_printed_line_the_ocr_cut_in_two_reads_left_to_right_before_the_next_line() -> None:
-    """The OCR's boxes on Buster Bear #10 p. 2 (public domain; the corpus page, moved onto this drawn balloon): the
-    hand-lettered "I'LL BUY A CAR AND TAKE YOU" curves, so "I'LL" was found alone and lower than the rest of its
-    line, its middle below theirs; then "FOR A RIDE IN IT," and "BUSTER!" under them."""
+_Box = tuple[int, int, int, int, str]
+
+
+@pytest.mark.parametrize(
+    ("boxes", "expected"),
+    [
+        # The OCR's boxes on Buster Bear #10 p. 2 (public domain; the corpus page, moved onto this drawn
+        # balloon): the hand-lettered "I'LL BUY A CAR AND TAKE YOU" curves, so "I'LL" was found alone and lower
+        # than the rest of its line, its middle below theirs.
+        (
+            [
+                (101, 186, 273, 31, "BUY A CAR AND TAKE YOU"),
+                (102, 204, 184, 34, "FOR A RIDE IN IT,"),
+                (141, 226, 99, 30, "BUSTER!"),
+                (72, 195, 32, 18, "I'LL"),
+            ],
+            ["I'LL", "BUY A CAR AND TAKE YOU", "FOR A RIDE IN IT,", "BUSTER!"],
+        ),
+        # p. 2's last balloon: a lone "I" whose box runs 9 px into the rest of its line.
+        (
+            [
+                (109, 192, 204, 24, "DON'T CARE, WILLIE"),
+                (100, 215, 21, 19, "I"),
+                (112, 212, 197, 25, "JUST CAN'T CARRY"),
+                (115, 231, 170, 25, "YOU ANY MORE!"),
+            ],
+            ["DON'T CARE, WILLIE", "I", "JUST CAN'T CARRY", "YOU ANY MORE!"],
+        ),
+        # A long title the OCR read in two overlapping pieces (Pepper&Carrot ep. 14's cover) keeps their order.
+        (
+            [(462, 1006, 237, 36, "The Dragon's Tooth"), (295, 1008, 233, 34, "Episode 14: The D")],
+            ["Episode 14: The D", "The Dragon's Tooth"],
+        ),
+        # Stacked lines whose boxes touch stay one above the other, whichever starts further left.
+        ([(100, 222, 200, 30, "SHARE IT!"), (140, 200, 300, 30, "WE OUGHT TO")], ["WE OUGHT TO", "SHARE IT!"]),
+    ],
+)
+def test_the_pieces_of_a_printed_line_the_ocr_cut_read_left_to_right(boxes: list[_Box], expected: list[str]) -> None:
     gray, panels = _page()
-    lines = [
-        _line(101, 186, 273, 31, "BUY A CAR AND TAKE YOU"),
-        _line(102, 204, 184, 34, "FOR A RIDE IN IT,"),
-        _line(141, 226, 99, 30, "BUSTER!"),
-        _line(72, 195, 32, 18, "I'LL"),
-    ]
+    lines = [_line(*box) for box in boxes]
     (block,) = group_lines(lines, gray, PAPER, panels)
-    assert [ln.text for ln in block.lines] == ["I'LL", "BUY A CAR AND TAKE YOU", "FOR A RIDE IN IT,", "BUSTER!"]
-    # Stacked lines whose boxes touch stay one above the other, whichever starts further left.
-    upper, lower = _line(140, 200, 300, 30, "WE OUGHT TO"), _line(100, 222, 200, 30, "SHARE IT!")
-    (block,) = group_lines([lower, upper], gray, PAPER, panels)
-    assert [ln.text for ln in block.lines] == ["WE OUGHT TO", "SHARE IT!"]
+    assert [ln.text for ln in block.lines] == expected
+    if "I" in expected:  # the lone "I" is a piece of the line it starts
+        assert [[ln.text for ln in row] for row in printed_lines(lines)][1] == ["I", "JUST CAN'T CARRY"]
 
 
 def test_vertical_columns_in_a_balloon_read_right_to_left() -> None:

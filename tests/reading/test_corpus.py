@@ -80,6 +80,10 @@ def test_buster_bear_story_pages(ocr: RapidOcrEngine) -> None:
             assert (same_row and ax > bx) or ay >= by + 0.5 * bh  # rows top to bottom, each left to right
     # A curving hand-lettered line the OCR found in two pieces reads in the order it is written.
     assert any(t.text.lower().startswith("ill buy a car and take you for a ride") for t in readings[1].texts)
+    # The last balloon's lines are centred: "I" found apart from the rest of its line does not make them flush
+    # left like a caption's.
+    (last,) = [t for t in readings[1].texts if "carry you any more" in t.text.lower()]
+    assert last.kind == "speech"
     # The running head over the top tier of pages 2 and 3 (the scan keeps the book's margins) is not narrated.
     for reading in readings[1:]:
         (head,) = [t for t in reading.texts if "buster" in t.text.lower() and "bear" in t.text.lower()]

@@ -78,6 +78,18 @@ def test_flush_left_narration_is_a_caption_and_centred_lettering_is_speech() -> 
     centred = _lines_at([(10, 380), (75, 250), (35, 330), (140, 120)])
     assert classify(flush_left, "THE HEART OF THE JUNGLE, AS TWO MEN REACH THE GOAL", 18.0, False) == "caption"
     assert classify(centred, "WHY COULDN'T YOU LOOK FOR A CAR IN TOWN", 18.0, False) == "speech"
+    # Buster Bear #10 p. 2: three centred lines, the OCR reading the second's "I" apart, 12 px left of the rest.
+    pieces = [
+        TextLine(bbox=box, text=text, score=1.0, vertical=False, angle_deg=0.0, letter_px=float(box[3]))
+        for box, text in (
+            ((580, 992, 204, 24), "DON'T CARE, WILLIE"),
+            ((571, 1015, 21, 19), "I"),
+            ((583, 1012, 197, 25), "JUST CAN'T CARRY"),
+            ((586, 1031, 170, 25), "YOU ANY MORE!"),
+        )
+    ]
+    balloon = TextBlock(lines=tuple(pieces), bbox=(571, 992, 213, 64), bubble=None, light_around=0.9)
+    assert classify(balloon, "DON'T CARE, WILLIE I JUST CAN'T CARRY YOU ANY MORE!", 25.0, False) == "speech"
 
 
 def test_greek_and_cyrillic_lookalikes_become_latin() -> None:

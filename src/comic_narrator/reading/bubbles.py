@@ -25,9 +25,6 @@ _BROKEN_OUT_AREA = 12.0
 balloon fills about a sixth of it with the margins); the gutter's paper is far more."""
 _BROKEN_OUT_SOLIDITY = 0.7
 """... and at least this solid once its tail is pulled in (a spiky burst is 0.75; paper around art is ragged)."""
-_SAME_ROW_OVERLAP = 0.35
-"""Two pieces of one printed line overlap by at most this share of the narrower one's width (the OCR's boxes of
-a curving line's pieces overlap a little; stacked lines, whose middles lie a line apart, never count)."""
 
 
 @dataclass(frozen=True)
@@ -310,9 +307,15 @@ def _same_flow(a: TextLine, b: TextLine, *, loose: bool) -> bool:
 
 
 def _order_lines(lines: list[TextLine]) -> list[TextLine]:
-    """Lines of one block: top to bottom; vertical columns right to left."""
+    """Lines of one block: top to bottom, the pieces of a printed line left to right; vertical columns right to
+    left."""
     if lines and lines[0].vertical:
         return sorted(lines, key=lambda ln: (-(ln.bbox[0] + ln.bbox[2]), ln.bbox[1]))
+    return [ln for row in printed_lines(lines) for ln in row]
+
+
+def printed_lines(lines: list[TextLine]) -> list[list[TextLine]]:
+    """Horizontal lines grouped into the printed lines they are pieces of, top to bottom, each left to right."""
     rows: list[list[TextLine]] = []
     for line in sorted(lines, key=lambda ln: (ln.bbox[1] + ln.bbox[3] / 2.0, ln.bbox[0])):
         row = next((r for r in rows if any(_side_by_side(line, other) for other in r)), None)
@@ -321,21 +324,17 @@ def _order_lines(lines: list[TextLine]) -> list[TextLine]:
         else:
             row.append(line)
     rows.sort(key=lambda r: min(ln.bbox[1] + ln.bbox[3] / 2.0 for ln in r))
-    return [ln for r in rows for ln in sorted(r, key=lambda ln: ln.bbox[0])]
+    return [sorted(r, key=lambda ln: ln.bbox[0]) for r in rows]
 
 
 def _side_by_side(a: TextLine, b: TextLine) -> bool:
-    """Two pieces of one printed line: the OCR cut a line in two where a word sits a little lower or higher (a
-    hand-lettered line curving round its balloon), so each one's middle lies within the other's height, and they
-    share little of their width."""
-    ax, ay, aw, ah = a.bbox
-    bx, by, bw, bh = b.bbox
+    """Two pieces of one printed line: each one's middle lies within the other's height. The OCR cuts a line
+    where a word sits a little lower or higher (a hand-lettered line curving round its balloon, a lone "I"), and
+    reads a long line in overlapping pieces; stacked lines, whose middles lie a line apart, never count."""
+    _ax, ay, _aw, ah = a.bbox
+    _bx, by, _bw, bh = b.bbox
     a_mid, b_mid = ay + ah / 2.0, by + bh / 2.0
-    return (
-        ay <= b_mid <= ay + ah
-        and by <= a_mid <= by + bh
-        and interval_overlap(ax, ax + aw, bx, bx + bw) <= _SAME_ROW_OVERLAP * min(aw, bw)
-    )
+    return ay <= b_mid <= ay + ah and by <= a_mid <= by + bh and not a.vertical and not b.vertical
 
 
 def bubble_shape(

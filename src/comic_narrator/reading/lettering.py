@@ -8,7 +8,8 @@ import statistics
 from pathlib import Path
 
 from comic_narrator.artifacts import TextKind
-from comic_narrator.reading.bubbles import TextBlock, is_cjk
+from comic_narrator.reading.bubbles import TextBlock, is_cjk, printed_lines
+from comic_narrator.reading.geometry import union_box
 from comic_narrator.reading.speech_cues import says_a_sentence
 
 _WORD_HYPHEN = re.compile(r"[A-Za-z]{2}-$")
@@ -138,10 +139,14 @@ def _left_aligned(block: TextBlock) -> bool:
     """Three or more horizontal lines that start at one x but end raggedly: a caption's narration. Balloon
     lettering is centred line by line."""
     lines = [ln for ln in block.lines if not ln.vertical]
-    if len(lines) < 3 or len(lines) != len(block.lines):
+    if len(lines) != len(block.lines):
         return False
-    lefts = [ln.bbox[0] for ln in lines]
-    centres = [ln.bbox[0] + ln.bbox[2] / 2 for ln in lines]
+    # A printed line the OCR found in pieces (a lone "I" apart from the rest) is measured whole.
+    rows = [union_box(ln.bbox for ln in row) for row in printed_lines(lines)]
+    if len(rows) < 3:
+        return False
+    lefts = [box[0] for box in rows]
+    centres = [box[0] + box[2] / 2 for box in rows]
     letter = statistics.median(ln.letter_px for ln in lines)
     return statistics.pstdev(lefts) <= 0.35 * letter and statistics.pstdev(centres) >= 1.0 * letter
 
