@@ -26,11 +26,14 @@ def _cbz_pages(path: Path) -> list[npt.NDArray[np.uint8]]:
         return [np.asarray(Image.open(io.BytesIO(archive.read(n))).convert("RGB")) for n in names]
 
 
-def _pdf_pages(path: Path) -> list[npt.NDArray[np.uint8]]:
+def _pdf_pages(path: Path, long_side: int | None = None) -> list[npt.NDArray[np.uint8]]:
+    """The pages at 150 dpi, or with their long side ``long_side`` px as the command renders them (2000)."""
     import pypdfium2 as pdfium
 
     document = pdfium.PdfDocument(str(path))
-    return [np.asarray(document[i].render(scale=150 / 72).to_pil().convert("RGB")) for i in range(len(document))]
+    pages = [document[i] for i in range(len(document))]
+    scales = [150 / 72 if long_side is None else long_side / max(page.get_size()) for page in pages]
+    return [np.asarray(page.render(scale=k).to_pil().convert("RGB")) for page, k in zip(pages, scales, strict=True)]
 
 
 def test_ground_truth_targets(ocr: RapidOcrEngine) -> None:
@@ -60,6 +63,12 @@ def test_chilling_tales_cover_and_ad_pages(ocr: RapidOcrEngine) -> None:
             px, py, pw, ph = panel.bbox
             assert px <= x and py <= y and x + w <= px + pw and y + h <= py + ph
     assert len(readings[4].panels) > 1
+    # The story's opening narration, boxed in yellow across the splash (the title's yellow runs into the box, so
+    # it is no rectangle), is the narrator's, read at the size the command renders a PDF page (long side 2000 px).
+    image = _pdf_pages(corpus_path("golden-age", "ChillingTales013.pdf"), long_side=2000)[4]
+    reading = read_page(image, page_for(image, 4), config=AUTO, manga_hint=None, ocr=ocr)
+    (opening,) = [t for t in reading.texts if t.text.lower().startswith("screaming, it came from")]
+    assert opening.kind == "caption"
     # The ad's print, set loose on light paper as balloon lettering with an open outline would be, is the
     # narrator's to read, not somebody talking.
     assert not [t.text for t in readings[1].texts if t.kind in ("speech", "shout")]

@@ -222,6 +222,11 @@ def test_a_word_at_a_slant_or_outsize_on_a_pale_patch_of_art_is_a_sound() -> Non
     assert kind("牛田さん", 25.0, 0.0, 22.0) == "speech"
     assert kind("I told you to wait for me here", 25.0, 0.0, 22.0) == "speech"
     assert kind("Come to the Potion Challenge", 25.0, 0.0, 20.0) == "speech"  # five words: more than a sign holds
+    # ... unless it runs across the panel: a caption box of its own colour (Chilling Tales #13 p. 1, yellow, its
+    # colour running into the title's, so no rectangle).
+    across = _on_light_region("SCREAMING, IT CAME FROM THE PLACE OF MURDER.", 37.0, 0.0, 17.3)
+    assert classify(across, "SCREAMING, IT CAME FROM THE PLACE OF MURDER.", 25.0, False, panel_wide=True) == "caption"
+    assert classify(across, "SCREAMING, IT CAME FROM THE PLACE OF MURDER.", 25.0, False) == "speech"
     # 10 under the paper is no longer paper (balloons measure 0-3, the art's patches 14 and more); 5 still is.
     assert kind("swiiip", 25.0, 30.0, 10.0) == "sound"
     assert kind("Oh no !!!", 40.0, -16.0, 5.0) == "shout"

@@ -213,7 +213,9 @@ def classify(
         # (or a poster at a slant), a few level words a sign: nobody's line, which the narrator may read.
         if tilted or large:
             return "sound"
-        if len(text.split()) <= _SIGN_WORDS:
+        if len(text.split()) <= _SIGN_WORDS or panel_wide:
+            # A few words are a sign; a strip of lettering across the panel is narration in a caption box of its
+            # own colour (golden-age comics box it in yellow; one the title's colour runs into is no rectangle).
             return "caption"
     exclaims = "!" in text or "！" in text
     if bubble.solidity < 0.8 and exclaims:
