@@ -116,3 +116,6 @@ def test_dingbat_family_band(ocr: RapidOcrEngine) -> None:
     lefts = [p.bbox[0] for p in reading.panels]
     assert lefts == sorted(lefts)
     assert any("surrender" in t.text.lower() for t in reading.texts)
+    # The masthead's date is the paper's, not the story's.
+    (date,) = [t for t in reading.texts if "1915" in t.text and "december" in t.text.lower()]
+    assert date.kind == "furniture"

@@ -267,6 +267,10 @@ _PANELS = [(50, 50, 900, 600), (50, 700, 900, 600)]
         ("漫画 on Web", (5, 1340, 110, 40), False, "watermark"),
         ("Meanwhile, at the castle...", (300, 662, 300, 30), False, None),  # a caption between panels
         ("Chapter 3", (300, 5, 200, 30), False, "margin"),  # a running head in the top band
+        ("TUESDAY. DECEMBER 14. 1915", (600, 655, 300, 30), False, "dateline"),  # a newspaper's, between panels
+        ("Sunday, Jan. 5, 1936", (600, 660, 250, 20), False, "dateline"),
+        ("December 14, 1941", (300, 300, 300, 30), False, None),  # a caption inside a panel: narration
+        ("May 1952. The letter arrived.", (600, 660, 300, 20), False, None),  # a sentence, not a dateline
         ("THE END", (300, 1340, 200, 55), False, None),  # display lettering in the bottom band, not furniture
     ],
 )

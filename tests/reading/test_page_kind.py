@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from comic_narrator.artifacts import BBox
+from comic_narrator.backends.rapidocr_engine import RapidOcrEngine
 from comic_narrator.reading.bubbles import BubbleShape, TextBlock, TextLine
 from comic_narrator.reading.page_kind import classify_page, is_blank
+from tests.reading.conftest import DATA, read_bundled
 
 WIDTH, HEIGHT = 1000, 1400
 
@@ -59,3 +61,15 @@ def test_blank_is_flat_paper_or_a_few_specks() -> None:
     drawn[600:800, 100:900] = 30  # one filled shape: 11 % of the page
     assert not is_blank(drawn)
     assert is_blank(np.zeros((0, 0), np.uint8))
+
+
+def test_the_print_of_a_page_where_no_panel_is_found_is_nobody_s_line(ocr: RapidOcrEngine) -> None:
+    """Pepper&Carrot ep. 4's title header (the logo and "Stroke of Genius" on white, lettered from the episode's
+    SVG): no panel, only loose print; the title was said in a character's voice, as a balloon with an open
+    outline would be. It is the narrator's now; on pages with panels such lettering stays speech."""
+    title = read_bundled(ocr, DATA / "peppercarrot-training" / "E04P00-lettered.jpg")
+    said = {t.text.lower(): (t.kind, t.speaker) for t in title.texts}
+    assert said.get("stroke of genius") == ("caption", None), said
+    assert all(kind in ("caption", "sound") and speaker is None for kind, speaker in said.values()), said
+    page = read_bundled(ocr, DATA / "peppercarrot-training" / "E06P05-lettered.jpg")
+    assert sum(t.kind in ("speech", "shout") for t in page.texts) >= 3

@@ -18,7 +18,7 @@ from comic_narrator.reading.bubbles import TextBlock, is_cjk
 from comic_narrator.reading.geometry import area_px2, overlap_of_smaller
 from comic_narrator.reading.lettering import block_text, page_letter_px
 
-FurnitureReason = Literal["page-number", "notice", "watermark", "credit", "margin", "credits-page"]
+FurnitureReason = Literal["page-number", "notice", "watermark", "credit", "margin", "dateline", "credits-page"]
 
 _PAGE_NUMBER = re.compile(
     r"^(?:[\W\d_]{1,4}|(?:p\.?|pg\.?|page)?\s*[-–—~·\s]*\d{1,4}\s*(?:/\s*\d{1,4})?[-–—~·\s]*)$", re.IGNORECASE
@@ -62,6 +62,13 @@ _CREDIT_DATE = re.compile(
     re.IGNORECASE,
 )
 """The month it was drawn, opening the line before a dash: "09/2015 -", "July 2015 -"."""
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATELINE = re.compile(
+    rf"^\W*(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\W+)?(?:{_MONTH}\s*\d{{1,2}}(?:st|nd|rd|th)?|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH})\W+(?:1[6-9]|20)\d\d\W*$",
+    re.IGNORECASE,
+)
+"""A newspaper's dateline or an issue date, alone: "TUESDAY. DECEMBER 14. 1915", "March 3rd, 1907", "14 May 1952"."""
 _MARGIN_FRAC = 0.05
 """The outer band of the page (share of its height or width) where running heads, folios and marks sit."""
 _HEAD_BAND_FRAC = 0.1
@@ -123,6 +130,8 @@ def furniture_reason(
         return None
     if _PAGE_NUMBER.match(text):
         return "page-number"
+    if _DATELINE.match(text):
+        return "dateline"
     if _CREDIT.search(text):
         return "credit"
     letter_px = max(ln.letter_px for ln in block.lines)

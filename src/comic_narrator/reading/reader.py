@@ -119,12 +119,15 @@ def read_page(
         if split.credits_page
         else classify_page(top_level, blocks, width_px, height_px, is_full_bleed(background))
     )
+    # A page where no panel was found is mostly paper: a title strip, a text page. Its loose print is nobody's
+    # line, as on a cover (lettering in a real balloon still is).
+    print_only = not panels
     if page_kind != "story" or not panels:
         # A cover, an ad, or a page without frames is shown (and narrated) as one picture.
         content = [*panels, *(b.bbox for b in blocks)]
         panels = [union_box(content) if content else (0, 0, width_px, height_px)]
     texts = [
-        *_texts_in_order(image_rgb, blocks, panels, direction, lang, page_kind),
+        *_texts_in_order(image_rgb, blocks, panels, direction, lang, page_kind, print_only),
         *furniture_regions(split.furniture, panels, lang),
     ]
     return PageReading(
@@ -318,6 +321,7 @@ def _texts_in_order(
     direction: ReadingDirection,
     lang: Literal["en", "ja"],
     page_kind: PageKind,
+    print_only: bool = False,
 ) -> list[TextRegion]:
     if not blocks:
         return []
@@ -375,8 +379,8 @@ def _texts_in_order(
         # Kana or kanji with no Latin letter on an English page: a sound word a translation left in the art, or
         # the art itself read by the multilingual recogniser (a shop sign as 工店); an English voice cannot say it.
         kinds = ["sound" if _japanese_only(texts_raw[i]) else k for i, k in enumerate(kinds)]
-    if page_kind != "story":
-        # Print on an ad or a cover is not somebody talking unless it sits in a real balloon.
+    if page_kind != "story" or print_only:
+        # Print on an ad, a cover or a title strip is not somebody talking unless it sits in a real balloon.
         kinds = [k if blocks[i].bubble is not None or k == "sound" else "caption" for i, k in enumerate(kinds)]
     speaking = [i for i in ordered if kinds[i] in ("speech", "shout")]
     signatures = {}
