@@ -55,6 +55,7 @@ from comic_narrator.reading.panels import (
     paper_levelled,
 )
 from comic_narrator.reading.speakers import Utterance, appearance_signature, cluster_utterances, speaker_anchor
+from comic_narrator.reading.swallowed_lines import swallowed_lines
 
 _OPEN_ROW_ART = 0.02
 """A row of the page holds art (for :func:`open_last_row`) when this share of it is not paper."""
@@ -95,6 +96,9 @@ def read_page(
     raw_panels = _find_panels(image_rgb, gray, params, background, config, dark)
     ocr_lang: Literal["en", "ja"] = config.lang if config.lang != "auto" else ("ja" if manga_hint else "en")
     lines = to_text_lines(ocr.recognize(image_rgb, ocr_lang), config.min_ocr_score)
+    if isinstance(ocr, CropRecognizer):
+        # A line of lettering the detector boxed with the display lettering it touches (a title) is read apart.
+        lines += swallowed_lines(image_rgb, lines, ocr)
     lang = config.lang if config.lang != "auto" else (script_language([ln.text for ln in lines]) or ocr_lang)
     # Closed frames drawn over a big panel (insets on a splash) are panels of their own; lettering tells a
     # caption box from an inset, so this waits for the OCR.
