@@ -96,10 +96,10 @@ def test_kanji_on_an_english_page_is_a_sound_nobody_says() -> None:
         _loose("工店", (300, 40, 60, 24)),
         _loose("If you prefer, we can take care of her...", (60, 200, 420, 24)),
     ]
-    english = _texts_in_order(image, blocks, panels, "ltr", "en", "story")
+    english = _texts_in_order(image, blocks, panels, "ltr", "en", "story", False)
     assert [t.kind for t in english if t.text == "工店"] == ["sound"]
     assert all(t.kind != "sound" for t in english if t.text != "工店")
-    japanese = _texts_in_order(image, blocks, panels, "rtl", "ja", "story")
+    japanese = _texts_in_order(image, blocks, panels, "rtl", "ja", "story", False)
     assert [t.kind for t in japanese if t.text == "工店"] in (["caption"], ["speech"])  # a sign, or lettering
 
 

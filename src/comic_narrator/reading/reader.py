@@ -126,7 +126,7 @@ def read_page(
     # A page where no panel was found is mostly paper: a title strip, a text page. Its loose print is nobody's
     # line, as on a cover (lettering in a real balloon still is).
     print_only = not panels
-    if page_kind != "story" or not panels:
+    if page_kind != "story" or print_only:
         # A cover, an ad, or a page without frames is shown (and narrated) as one picture.
         content = [*panels, *(b.bbox for b in blocks)]
         panels = [union_box(content) if content else (0, 0, width_px, height_px)]
@@ -325,7 +325,7 @@ def _texts_in_order(
     direction: ReadingDirection,
     lang: Literal["en", "ja"],
     page_kind: PageKind,
-    print_only: bool = False,
+    print_only: bool,
 ) -> list[TextRegion]:
     if not blocks:
         return []

@@ -61,7 +61,7 @@ def swallowed_lines(image_rgb: npt.NDArray[np.uint8], lines: list[TextLine], ocr
         if score < _MIN_SCORE or len(letters) < _MIN_LETTERS or set(words) <= display_words:
             continue
         if any(letters in shown for shown in display_letters):
-            continue  # a cut through the display letters themselves ("SCREAMI")
+            continue  # a cut through the display letters themselves ("SCREAMING" read off its tops)
         found.append(
             TextLine(bbox=(x, y, w, h), text=text.strip(), score=score, vertical=False, angle_deg=0.0, letter_px=letter)
         )
