@@ -291,13 +291,13 @@ _SCAN_PANELS = [(60, 130, 880, 560), (60, 710, 880, 560)]
     [
         ("BUSTER BEAR", (400, 90, 200, 30), 23.0, "margin"),  # a running head over the top tier, past the 5 % band
         ("BUSTER BEAR", (400, 110, 200, 30), 23.0, "margin"),  # its box runs into the frame; its middle does not
-        ("QUALITY COMICS GROUP", (600, 1290, 300, 22), 20.0, "margin"),  # a publisher's line under the bottom tier
+        ("AND SO THEY WENT HOME", (300, 1290, 300, 22), 20.0, None),  # under the bottom tier: a closing narration
         ("BUSTER BEAR", (400, 90, 200, 30), 40.0, None),  # display lettering twice the balloons': a title
         ("MEANWHILE...", (400, 692, 200, 16), 16.0, None),  # between the tiers, not beyond them
         ("THE NEXT MORNING", (400, 130, 250, 30), 20.0, None),  # at the top tier's frame, inside the panel
     ],
 )
-def test_lettering_beyond_every_panel_near_the_page_edge_is_a_running_head_or_folio(
+def test_lettering_above_every_panel_near_the_page_top_is_a_running_head(
     text: str, box: tuple[int, int, int, int], letter_px: float, expected: str | None
 ) -> None:
     block = _block(text, box, letter_px=letter_px)

@@ -72,8 +72,8 @@ _DATELINE = re.compile(
 _MARGIN_FRAC = 0.05
 """The outer band of the page (share of its height or width) where running heads, folios and marks sit."""
 _HEAD_BAND_FRAC = 0.1
-"""Above the top tier or below the bottom one, lettering within this share of the page's height of its edge is
-a running head or a folio (a scan keeps the book's margins: Buster Bear #10's head ends 5.8 % down its page)."""
+"""Above the top tier, lettering within this share of the page's height of its top is a running head (a scan
+keeps the book's margins: Buster Bear #10's head ends 5.8 % down its page)."""
 _HEAD_LETTER = 1.3
 """... when its letters are at most this many times the page's balloon lettering (the head is lettered by the
 same hand as the balloons, 1.15x their median there; a title is display lettering, two times and more)."""
@@ -139,7 +139,7 @@ def furniture_reason(
     if small and block.bubble is None and _in_margin(block.bbox, width_px, height_px):
         return "margin"  # a running head, a folio or a mark in the page's outer band, outside every panel
     near_size = typical_letter_px <= 0 or letter_px <= _HEAD_LETTER * typical_letter_px
-    if near_size and block.bubble is None and _beyond_panels(block.bbox, panels, height_px):
+    if near_size and block.bubble is None and _above_panels(block.bbox, panels, height_px):
         return "margin"  # a running head over the top tier of a scan whose margins are wide
     return None
 
@@ -151,18 +151,14 @@ def _in_margin(box: BBox, width_px: int, height_px: int) -> bool:
     return y + h <= band_y or y >= height_px - band_y or x + w <= band_x or x >= width_px - band_x
 
 
-def _beyond_panels(box: BBox, panels: list[BBox], height_px: int) -> bool:
-    """Above every panel or below every panel (its middle beyond the outermost frame: panel boxes reach a few
-    pixels past a frame drawn by hand), and in the page's outer band of ``_HEAD_BAND_FRAC``: where a running head
-    or a folio stands on a page scanned with its margins."""
+def _above_panels(box: BBox, panels: list[BBox], height_px: int) -> bool:
+    """Above every panel (its middle above the topmost frame: panel boxes reach a few pixels past a frame drawn by
+    hand) and within the page's top ``_HEAD_BAND_FRAC``: where a running head stands on a page scanned with its
+    margins. (Print below the last tier is left to the story: a closing narration is set there.)"""
     if not panels:
         return False
     _x, y, _w, h = box
-    band = _HEAD_BAND_FRAC * height_px
-    middle = y + h / 2.0
-    above = middle <= min(p[1] for p in panels) and y + h <= band
-    below = middle >= max(p[1] + p[3] for p in panels) and y >= height_px - band
-    return above or below
+    return y + h / 2.0 <= min(p[1] for p in panels) and y + h <= _HEAD_BAND_FRAC * height_px
 
 
 def _name_list(text: str, at_least: int = 0) -> bool:
