@@ -85,9 +85,9 @@ def _timing() -> Timing:
     return Timing(fps=FPS, sample_rate_hz=RATE_HZ, shots=shots, duration_s=starts[-1] / FPS)
 
 
-def _job(work: Path) -> tuple[CameraPlan, Book, np.ndarray]:
+def _job(work: Path, config: RenderConfig = SMALL) -> tuple[CameraPlan, Book, np.ndarray]:
     book, reading = _book_and_reading(work)
-    plan = plan_camera(reading, _timing(), SMALL)
+    plan = plan_camera(reading, _timing(), config)
     frames = sum(shot.frames for shot in plan.shots)
     seconds = np.arange(frames * RATE_HZ // FPS) / RATE_HZ
     audio = (0.2 * np.sin(2 * np.pi * 440 * seconds)).astype(np.float32)
@@ -257,9 +257,9 @@ render_video(plan, book, work, config, audio, 48000, work / "out.mp4")
 
 
 def test_a_render_killed_midway_resumes_from_the_segments_it_finished(tmp_path: Path) -> None:
-    plan, book, audio = _job(tmp_path)
+    config = RenderConfig(width_px=1280, height_px=720, fps=FPS, segment_s=2.0, jobs=1)  # slow enough to kill
+    plan, book, audio = _job(tmp_path, config)
     np.save(tmp_path / "audio.npy", audio)
-    config = RenderConfig(width_px=1280, height_px=720, fps=FPS, segment_s=2.0, jobs=1)
     total = len(plan_segments(plan, {p.index: p.sha256 for p in book.pages}, config))
     child = subprocess.Popen([sys.executable, "-c", _KILLABLE, str(tmp_path)], cwd=REPO)
     folder = tmp_path / SEGMENT_DIR

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from comic_narrator.config import RenderConfig
+from comic_narrator.errors import EngineError
 from comic_narrator.video.color import rgb_to_i420
 from comic_narrator.video.frames import Frame
 from comic_narrator.video.mux import atomic_mp4, encode_aac, mux_segments
@@ -40,19 +41,28 @@ def x264_options(config: RenderConfig) -> dict[str, object]:
     return options
 
 
-def encode_segment(path: Path, frames: Iterable[Frame], fps: int, config: RenderConfig) -> int:
-    """Encode I420 frames into a video-only MP4 at ``path`` (atomically); returns how many frames it holds."""
+def encode_segment(
+    path: Path, frames: Iterable[Frame], fps: int, config: RenderConfig, size: tuple[int, int] | None = None
+) -> int:
+    """Encode I420 frames into a video-only MP4 at ``path`` (atomically); returns how many frames it holds.
+
+    ``size`` is the frames' width and height (a camera plan's, which a resumed render may have made at another
+    size than ``config`` says); the config's when not given. A frame of another size is an error, never read past
+    its end."""
+    width, height = size if size is not None else (config.width_px, config.height_px)
     count = 0
     with atomic_mp4(path, "encoding") as container:
         stream = container.add_stream("libx264", rate=fps)
-        stream.width = config.width_px
-        stream.height = config.height_px
+        stream.width = width
+        stream.height = height
         stream.pix_fmt = "yuv420p"
         stream.options = x264_options(config)
         time_base = Fraction(1, fps)
         for frame in frames:
+            if frame.shape != (height * 3 // 2, width):
+                raise EngineError(f"encoding {path.name}: a frame of {frame.shape} is not I420 at {width}x{height}")
             # Zero-copy: libx264 copies the picture into its own buffers while encode() runs.
-            video_frame = av.VideoFrame.from_numpy_buffer(frame, format="yuv420p", width=config.width_px)
+            video_frame = av.VideoFrame.from_numpy_buffer(frame, format="yuv420p", width=width)
             video_frame.pts = count
             video_frame.time_base = time_base
             container.mux(stream.encode(video_frame))

@@ -247,4 +247,4 @@ def render_segment(
         if on_frames is not None and pending:
             on_frames(pending)
 
-    return encode_segment(output, counted(), segment.plan.fps, config)
+    return encode_segment(output, counted(), segment.plan.fps, config, (segment.plan.width_px, segment.plan.height_px))
