@@ -331,3 +331,57 @@ def test_a_credits_page_is_small_print_reading_as_names_or_as_thanks_and_a_licen
     thanks = ["For this episode, thanks go to the patrons of the series", "License: Creative Commons Attribution"]
     assert is_credits_page(_small_print([_PROSE] * 12 + thanks), 1400)  # no list, but thanks and a licence
     assert not is_credits_page(_small_print([_NAMES] * 14, letter_px=40.0), 1400)  # names set large: not credits
+
+
+_SPLASH_AND_INSET = [(50, 50, 900, 1250), (50, 700, 900, 600)]
+"""A splash with an inset panel drawn over its lower half."""
+
+
+@pytest.mark.parametrize(
+    ("text", "box", "letter_px", "balloon", "panels", "signed"),
+    [
+        ("Harrison", (700, 615, 100, 30), 30.0, False, _PANELS, True),  # on the top panel's bottom frame (foot 645)
+        ("Harrison", (700, 665, 100, 30), 30.0, False, _SPLASH_AND_INSET, True),  # on the inset's top frame
+        ("HERRIMAN", (820, 1272, 120, 24), 20.0, False, _PANELS, True),  # in the lower panel's corner, on its frame
+        ("Harrison", (700, 400, 100, 30), 30.0, False, _PANELS, False),  # mid-panel: somebody's word
+        ("Harrison", (700, 570, 100, 30), 30.0, False, _PANELS, False),  # its foot 50 px over the frame: free
+        ("Harrison", (700, 615, 100, 30), 30.0, True, _PANELS, False),  # in a balloon: a name called
+        ("Harrison!", (700, 615, 100, 30), 30.0, False, _PANELS, False),  # a name shouted
+        ("Run away", (700, 615, 100, 30), 30.0, False, _PANELS, False),  # two words: a line
+        ("harrison", (700, 615, 100, 30), 30.0, False, _PANELS, False),  # no capital: no name
+        ("Bob", (700, 615, 60, 30), 30.0, False, _PANELS, False),  # three letters: too little to tell
+        ("Harrison", (700, 580, 200, 65), 65.0, False, _PANELS, False),  # display lettering: a title
+        ("Wooosh", (700, 615, 100, 30), 30.0, False, _PANELS, False),  # a sound drawn out on the frame
+    ],
+)
+def test_a_name_signed_on_a_frame_line_is_a_signature(
+    text: str,
+    box: tuple[int, int, int, int],
+    letter_px: float,
+    balloon: bool,
+    panels: list[tuple[int, int, int, int]],
+    signed: bool,
+) -> None:
+    block = _block(text, box, balloon=balloon, letter_px=letter_px)
+    reason = furniture_reason(block, panels, 1000, 1400, typical_letter_px=20.0)
+    assert (reason == "signature") is signed
+
+
+def test_a_word_on_a_frame_line_at_a_slant_is_no_signature() -> None:
+    """Sounds and signs on the art lean (the lettered Pepper&Carrot pages' "Shhshh" at -24 degrees, an
+    "Invitation" card at 11); a signature is signed level."""
+    for angle, signed in ((0.0, True), (4.0, True), (11.0, False), (-24.0, False)):
+        box = (700, 615, 100, 30)
+        line = TextLine(bbox=box, text="Invitation", score=0.95, vertical=False, angle_deg=angle, letter_px=30.0)
+        block = TextBlock(lines=(line,), bbox=box, bubble=None)
+        assert (furniture_reason(block, _PANELS, 1000, 1400, typical_letter_px=20.0) == "signature") is signed
+
+
+def test_an_artists_signature_over_an_inset_is_kept_for_the_credits_and_not_said(ocr: RapidOcrEngine) -> None:
+    """Chilling Tales #13's splash is signed "Harrison" just above the inset panel at its foot; it was said in a
+    character's voice."""
+    reading = read_bundled(ocr, DATA / "golden-age" / "chilling-tales-13-story-p1.jpg")
+    signed = [t for t in reading.texts if "harrison" in t.text.lower()]
+    assert [t.kind for t in signed] == ["furniture"] and signed[0].speaker is None
+    spoken = _script_text(reading, "en").lower()
+    assert "harrison" not in spoken and "we've found it" in spoken

@@ -1,5 +1,6 @@
-"""Page furniture: page numbers, credit lines, URLs, copyright and licence notices, publisher watermarks, and the
-credits page closing an episode. Kept in the reading (kind "furniture", for the credits) but never narrated.
+"""Page furniture: page numbers, credit lines, URLs, copyright and licence notices, publisher watermarks, artists'
+signatures, and the credits page closing an episode. Kept in the reading (kind "furniture", for the credits) but
+never narrated.
 
 Issue 9: a Pepper&Carrot episode's closing page had its ~5,000 characters of patron names read aloud, and the
 "漫画onWeb" mark in the corner of every Black Jack ni Yoroshiku page was narrated as a caption."""
@@ -18,7 +19,9 @@ from comic_narrator.reading.bubbles import TextBlock, is_cjk
 from comic_narrator.reading.geometry import area_px2, overlap_of_smaller
 from comic_narrator.reading.lettering import block_text, page_letter_px
 
-FurnitureReason = Literal["page-number", "notice", "watermark", "credit", "margin", "dateline", "credits-page"]
+FurnitureReason = Literal[
+    "page-number", "notice", "watermark", "credit", "margin", "dateline", "signature", "credits-page"
+]
 
 _PAGE_NUMBER = re.compile(
     r"^(?:[\W\d_]{1,4}|(?:p\.?|pg\.?|page)?\s*[-–—~·\s]*\d{1,4}\s*(?:/\s*\d{1,4})?[-–—~·\s]*)$", re.IGNORECASE
@@ -69,6 +72,16 @@ _DATELINE = re.compile(
     re.IGNORECASE,
 )
 """A newspaper's dateline or an issue date, alone: "TUESDAY. DECEMBER 14. 1915", "March 3rd, 1907", "14 May 1952"."""
+_SIGNED = re.compile(r"[A-Z][A-Za-z][A-Za-z0-9]{2,10}[-~.,]?")
+"""One signed name: a capital and 4-12 letters or digits in all (a recogniser's 0 for a pen's final flourish:
+Herriman's signature reads "ERRUAN0")."""
+_SIGNATURE_TILT = 5.0
+"""Degrees a signature's line may lean: signed level on the frame, where sounds and signs on the art slant (the
+lettered Pepper&Carrot pages' "Wooosh", "Shhshh" and an "Invitation" card at 11-24 degrees)."""
+_TRIPLED = re.compile(r"([a-z])\1\1")
+_SIGNATURE_LETTER = 1.7
+"""A signature's line may stand taller than the lettering (small letters with ascenders and descenders against
+capitals), up to the size at which loose lettering is display lettering (a title, a sound)."""
 _MARGIN_FRAC = 0.05
 """The outer band of the page (share of its height or width) where running heads, folios and marks sit."""
 _HEAD_BAND_FRAC = 0.1
@@ -127,7 +140,7 @@ def furniture_reason(
     if block.bubble is None and len(_CREDIT_ROLE.findall(text)) + bool(_CREDIT_DATE.search(text)) >= 2:
         return "credit"
     if not outside:
-        return None
+        return "signature" if _signature(block, text, panels, typical_letter_px) else None
     if _PAGE_NUMBER.match(text):
         return "page-number"
     if _DATELINE.match(text):
@@ -142,6 +155,26 @@ def furniture_reason(
     if near_size and block.bubble is None and _above_panels(block.bbox, panels, height_px):
         return "margin"  # a running head over the top tier of a scan whose margins are wide
     return None
+
+
+def _signature(block: TextBlock, text: str, panels: list[BBox], typical_letter_px: float) -> bool:
+    """An artist's signature on the art: one name (a word of four letters or more with a capital first, no letter
+    drawn out), loose, level, not display lettering, standing on a frame line: its foot at most its own height
+    above (or half of it below) a panel's bottom edge or the top edge of a panel under it (Chilling Tales #13's
+    "Harrison" over its lower inset, Baron Bean's "Herriman" in a panel's corner, both said in a character's
+    voice)."""
+    if block.bubble is not None or len(block.lines) != 1 or not _SIGNED.fullmatch(text):
+        return False
+    if abs(block.lines[0].angle_deg) > _SIGNATURE_TILT or _TRIPLED.search(text.lower()):
+        return False  # a sound word drawn at a slant or drawn out (Wooosh, Shhshh), a sign in perspective
+    if typical_letter_px > 0 and block.lines[0].letter_px >= _SIGNATURE_LETTER * typical_letter_px:
+        return False
+    x, y, w, h = block.bbox
+    foot = y + h
+    for px, py, pw, ph in panels:
+        if px - h <= x + w / 2.0 <= px + pw + h and any(-h / 2.0 <= edge - foot <= h for edge in (py, py + ph)):
+            return True
+    return False
 
 
 def _in_margin(box: BBox, width_px: int, height_px: int) -> bool:
