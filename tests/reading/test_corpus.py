@@ -99,6 +99,10 @@ def test_buster_bear_story_pages(ocr: RapidOcrEngine) -> None:
     for reading in readings[1:]:
         (head,) = [t for t in reading.texts if "buster" in t.text.lower() and "bear" in t.text.lower()]
         assert head.kind == "furniture"
+    # The used-car lot's sign on its posts and the price card on a windscreen are nobody's line.
+    (sign,) = [t for t in readings[1].texts if "used cars" in t.text.lower()]
+    (price,) = [t for t in readings[2].texts if "15000" in t.text]
+    assert (sign.kind, sign.speaker) == ("caption", None) and (price.kind, price.speaker) == ("caption", None)
 
 
 def test_baron_bean_strip(ocr: RapidOcrEngine) -> None:

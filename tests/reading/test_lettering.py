@@ -233,6 +233,32 @@ def test_a_word_at_a_slant_or_outsize_on_a_pale_patch_of_art_is_a_sound() -> Non
     assert kind("School of Witchcraft", 25.0, 0.0, 0.0) == "speech"  # in a balloon
 
 
+def _on_board(text: str, corners: int, solidity: float) -> TextBlock:
+    line = TextLine(bbox=(0, 0, 200, 40), text=text, score=1.0, vertical=False, angle_deg=0.0, letter_px=20.0)
+    # A board on posts: four straight sides, but the posts keep it from filling its box as a caption box does.
+    board = BubbleShape(
+        bbox=(-10, -10, 220, 70), area_px2=12_000, solidity=solidity, rectangularity=0.87, tail_xy=None, corners=corners
+    )
+    return TextBlock(lines=(line,), bbox=line.bbox, bubble=board)
+
+
+@pytest.mark.parametrize(
+    ("text", "corners", "solidity", "kind"),
+    [
+        ("CHOLLY CHIPMUNK'S USED CARS", 4, 0.96, "caption"),  # a sign board: the narrator may read it
+        ("$15000", 4, 0.96, "caption"),  # a price card on a windscreen
+        ("I SAW IT FIRST!", 4, 0.96, "speech"),  # a sentence said in a balloon the frame cut square
+        ("Well, we ought to share", 4, 0.96, "speech"),
+        ("FIVE WORDS ARE TOO MANY", 4, 0.96, "speech"),  # more than a sign holds
+        ("CHOLLY CHIPMUNK'S USED CARS", 6, 0.96, "speech"),  # a balloon's outline, not a board's four sides
+        ("CHOLLY CHIPMUNK'S USED CARS", 4, 0.9, "speech"),  # not solid: a ragged light patch
+        ("正しいってのは弱いって事だ", 4, 0.99, "speech"),  # Japanese lines end without a mark: a cut balloon
+    ],
+)
+def test_a_few_words_on_a_four_sided_board_are_a_sign(text: str, corners: int, solidity: float, kind: str) -> None:
+    assert classify(_on_board(text, corners, solidity), text, 20.0, False) == kind
+
+
 def test_loose_short_lettering_is_a_sound_when_tilted_or_a_lone_exclamation() -> None:
     # Loose lettering at the page's size: a word set at a slant is a sound effect; level, it is speech.
     assert classify(_loose("WHAM", 20.0, angle_deg=25.0), "WHAM", 20.0, False) == "sound"
