@@ -26,7 +26,11 @@ _END_MARK = re.compile(r"fin|the end|end|to be continued|continued|つづく|続
 _SIGN_WORDS = 4
 """Words a sign or a banner holds at most (School of Hippiah Witchcraft; a door plate, 誠同病院)."""
 _BOARD_SOLIDITY = 0.95
+"""A board's four straight sides make a solid outline. Of the 908 light regions around lettering measured (see
+:func:`_sign_board`), seven read as lines were four-cornered at this solidity or more: the two boards, and five
+balloons whose lines end with a mark or are Japanese."""
 _SENTENCE_MARK = re.compile(r"[!?.,…]")
+"""What ends or parts a sentence in English lettering: a board with none of these holds a name, not a line."""
 _PAPER_FILL = 8.0
 """Lightness (0-255) by which a light region's median may sit below the page's paper and still be a balloon:
 balloons measure 0-3 (the lettered Pepper&Carrot pages, ep. 17's own lettering, Black Jack, Buster Bear), the pale
