@@ -17,7 +17,7 @@ import numpy as np
 from comic_narrator.artifacts import BBox, TextRegion
 from comic_narrator.reading.bubbles import TextBlock, is_cjk
 from comic_narrator.reading.geometry import area_px2, overlap_of_smaller
-from comic_narrator.reading.lettering import block_text, page_letter_px
+from comic_narrator.reading.lettering import DRAWN_OUT, block_text, page_letter_px
 
 FurnitureReason = Literal[
     "page-number", "notice", "watermark", "credit", "margin", "dateline", "signature", "credits-page"
@@ -78,7 +78,6 @@ Herriman's signature reads "ERRUAN0")."""
 _SIGNATURE_TILT = 5.0
 """Degrees a signature's line may lean: signed level on the frame, where sounds and signs on the art slant (the
 lettered Pepper&Carrot pages' "Wooosh", "Shhshh" and an "Invitation" card at 11-24 degrees)."""
-_TRIPLED = re.compile(r"([a-z])\1\1")
 _SIGNATURE_LETTER = 1.7
 """A signature's line may stand taller than the lettering (small letters with ascenders and descenders against
 capitals), up to the size at which loose lettering is display lettering (a title, a sound)."""
@@ -165,7 +164,7 @@ def _signature(block: TextBlock, text: str, panels: list[BBox], typical_letter_p
     voice)."""
     if block.bubble is not None or len(block.lines) != 1 or not _SIGNED.fullmatch(text):
         return False
-    if abs(block.lines[0].angle_deg) > _SIGNATURE_TILT or _TRIPLED.search(text.lower()):
+    if abs(block.lines[0].angle_deg) > _SIGNATURE_TILT or DRAWN_OUT.search(text.lower()):
         return False  # a sound word drawn at a slant or drawn out (Wooosh, Shhshh), a sign in perspective
     if typical_letter_px > 0 and block.lines[0].letter_px >= _SIGNATURE_LETTER * typical_letter_px:
         return False

@@ -15,7 +15,8 @@ from comic_narrator.reading.speech_cues import says_a_sentence
 _WORD_HYPHEN = re.compile(r"[A-Za-z]{2}-$")
 _SENTENCE_START = re.compile(r"(^|[.!?…]\s+|[.!?…][\"')\]]\s+)([a-z])")
 _LONE_I = re.compile(r"\bi\b(?=('m|'ll|'ve|'d|\s|[.,!?;:…]|$))")
-_REPEATS = re.compile(r"(.)\1\1")
+DRAWN_OUT = re.compile(r"(.)\1\1")
+"""A letter said three times over (Wooosh, Aaah, Grrr): a noise drawn out, not a word."""
 _REDUPLICATED = re.compile(
     r"([A-Za-z]{3,6}?|[^\W\dA-Za-z_]{2,6}?)(?:[\s,.!?~ー・…-]*\1)+[\s,.!?~ー・…！？-]*", re.IGNORECASE
 )
@@ -210,7 +211,7 @@ def classify(
     short = len(letters) <= 14 and len(block.lines) <= 2
     bubble = block.bubble
     if bubble is None:
-        sound_like = bool(_REPEATS.search(text.lower())) or text.endswith(("!", "！"))
+        sound_like = bool(DRAWN_OUT.search(text.lower())) or text.endswith(("!", "！"))
         # (a noise said over and over may be stacked, a word a line: Gulp / Gulp)
         reduplicated = _REDUPLICATED.fullmatch(text.strip()) is not None
         level = all(abs(ln.angle_deg) <= 5 or ln.vertical for ln in block.lines)
@@ -223,10 +224,8 @@ def classify(
         # is set flush left like the narration of a caption box.
         balloon_like = block.light_around >= 0.6 and not _left_aligned(block) and not panel_wide
         return "speech" if balloon_like else "caption"
-    if bubble.boxy or _left_aligned(block):
-        return "caption"
-    if _sign_board(block, text):
-        return "caption"  # a sign or a price card drawn in the art: nobody's line, which the narrator may read
+    if bubble.boxy or _left_aligned(block) or _sign_board(block, text):
+        return "caption"  # a caption box, flush-left narration, or a sign drawn in the art the narrator may read
     if bubble.fill_gap > _PAPER_FILL and not says_a_sentence(text):
         # A balloon is lettered on paper; a light region of the painted art that hugs lettering (a pale sky or
         # wall, a banner, a plate) is no balloon. Slanted or outsize lettering there is a sound drawn over the art
